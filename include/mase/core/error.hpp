@@ -1,0 +1,21 @@
+#pragma once
+// mase::error: the one exception type of the library. Its message names what was wrong
+// (file, node, field, format string) and how to fix it.
+
+#include <stdexcept>
+#include <string>
+
+namespace mase {
+
+class error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+// Throws mase::error when `condition` is false. Kept out of line of the hot paths:
+// callers validate once per array or per format, never per element.
+inline void require(bool condition, const std::string& message) {
+  if (!condition) throw error(message);
+}
+
+}  // namespace mase
