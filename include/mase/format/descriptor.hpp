@@ -1,0 +1,44 @@
+#pragma once
+// What every format descriptor shares: validation that is a compile error for types and a
+// mase::error for runtime formats, from one list of rules per format.
+
+#include <mase/core/error.hpp>
+
+#include <bit>
+#include <cstdint>
+#include <string>
+
+namespace mase {
+
+namespace detail {
+// Not constexpr on purpose: reaching it during constant evaluation makes the compiler stop at
+// the call, and its diagnostic quotes the line, which holds the message. At run time it throws.
+[[noreturn]] inline void invalid_format_descriptor(const char* message) { throw error(message); }
+}  // namespace detail
+
+// A format rule: when `ok` is false, the descriptor is rejected with `message`.
+#define MASE_FORMAT_RULE(ok, message) \
+  do {                                \
+    if (!(ok)) ::mase::detail::invalid_format_descriptor(message); \
+  } while (false)
+
+// 2^e as a floating value, exact for every e the type can represent as a normal number.
+template <class T>
+constexpr T exp2i(int e) noexcept {
+  if constexpr (sizeof(T) == 4) {
+    return std::bit_cast<T>(static_cast<std::uint32_t>(e + 127) << 23);
+  } else {
+    return std::bit_cast<T>(static_cast<std::uint64_t>(e + 1023) << 52);
+  }
+}
+
+// floor(log2 |v|) of a finite non-zero normal value, read from its exponent field. Zero and
+// subnormals read as the exponent below the normal range; callers clamp it from below.
+inline int floor_log2_bits(float v) noexcept {
+  return static_cast<int>((std::bit_cast<std::uint32_t>(v) >> 23) & 0xffu) - 127;
+}
+inline int floor_log2_bits(double v) noexcept {
+  return static_cast<int>((std::bit_cast<std::uint64_t>(v) >> 52) & 0x7ffu) - 1023;
+}
+
+}  // namespace mase

@@ -1,0 +1,98 @@
+#pragma once
+// Array quantizer, encoder and decoder for fixed point.
+//
+// y = bound(round(x * 2^frac)) * 2^-frac with the format's rounding and overflow rules
+// (mase/format/rounding.hpp). One pass over memory; the loop body is branch-free for the
+// saturating modes so the compiler vectorises it. Outputs are exact for widths up to 24 bits
+// (every such value is a float32); wider formats round the value to the nearest float32.
+//
+// Non-finite inputs: NaN stays NaN; ±inf saturate to the largest / smallest value, in every
+// overflow mode (wrap included: an infinite value has no low bits). -0.0 and inputs that round
+// to zero give +0.0 unless the rounding leaves a negative zero (x * 2^frac rounds to -0.0).
+
+#include <mase/format/fixed.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace mase {
+
+namespace detail {
+
+// Whether float32 arithmetic is exact for format f: x * 2^frac never loses bits (frac >= 0),
+// the bounds are float32 integers (width <= 24) and 2^-frac is a normal float32.
+constexpr bool fixed_exact_in_float(const fixed_fmt& f) noexcept {
+  return f.frac >= 0 && f.frac <= 126 && f.width <= 24;
+}
+
+template <class T>
+T wrap_to_range(T r, const integer_range& range, int width) noexcept {
+  if (std::isinf(r)) return r > 0 ? static_cast<T>(range.hi) : static_cast<T>(range.lo);
+  const T modulus = static_cast<T>(std::ldexp(1.0, width));
+  T m = std::fmod(r, modulus);  // exact
+  if (m < static_cast<T>(range.lo)) m += modulus;
+  if (m > static_cast<T>(range.hi)) m -= modulus;
+  return m;
+}
+
+template <rounding R, class T>
+void quantize_fixed_kernel(const float* in, float* out, std::size_t n, const fixed_fmt& f) noexcept {
+  const T scale = static_cast<T>(std::ldexp(1.0, f.frac));
+  const T unscale = static_cast<T>(std::ldexp(1.0, -f.frac));
+  const integer_range range = f.code_range();
+  const T hi = static_cast<T>(range.hi);
+  const T lo = f.ovf == overflow::saturate_symmetric && f.is_signed ? -hi : static_cast<T>(range.lo);
+  if (f.ovf == overflow::wrap) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const T r = round_to_integer<R>(static_cast<T>(in[i]) * scale);
+      out[i] = static_cast<float>((std::isnan(r) ? r : wrap_to_range(r, range, f.width)) * unscale);
+    }
+    return;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    T r = round_to_integer<R>(static_cast<T>(in[i]) * scale);
+    r = r < lo ? lo : r;  // written so that NaN passes through both bounds
+    r = hi < r ? hi : r;
+    out[i] = static_cast<float>(r * unscale);
+  }
+}
+
+}  // namespace detail
+
+// Quantizes in[i] into out[i]; `out` may be `in` (in place). Sizes must match.
+inline void quantize(const fixed_fmt& f, std::span<const float> in, std::span<float> out) {
+  require(in.size() == out.size(), "quantize(fixed): input and output sizes differ");
+  with_rounding(f.round, [&](auto mode) {
+    constexpr rounding R = decltype(mode)::value;
+    if (detail::fixed_exact_in_float(f)) {
+      detail::quantize_fixed_kernel<R, float>(in.data(), out.data(), in.size(), f);
+    } else {
+      detail::quantize_fixed_kernel<R, double>(in.data(), out.data(), in.size(), f);
+    }
+  });
+}
+
+// Compile-time format: the same kernel with every parameter folded.
+template <fixed_fmt F>
+void quantize(std::span<const float> in, std::span<float> out) {
+  static_assert((check(F), true));
+  require(in.size() == out.size(), "quantize(fixed): input and output sizes differ");
+  using T = std::conditional_t<detail::fixed_exact_in_float(F), float, double>;
+  detail::quantize_fixed_kernel<F.round, T>(in.data(), out.data(), in.size(), F);
+}
+
+// The width-bit code hardware stores (two's complement for signed formats), as MASE's
+// integer_quantizer_for_hw. NaN encodes as 0.
+inline std::uint64_t encode(const fixed_fmt& f, float x) noexcept {
+  const std::int64_t raw = detail::fixed_code_of(static_cast<double>(x), f);
+  return static_cast<std::uint64_t>(raw) & ((std::uint64_t{2} << (f.width - 1)) - 1);
+}
+
+inline float decode(const fixed_fmt& f, std::uint64_t code) noexcept {
+  const auto raw = apply_overflow(static_cast<std::int64_t>(code), f.width, f.is_signed, overflow::wrap);
+  return static_cast<float>(static_cast<double>(raw) * std::ldexp(1.0, -f.frac));
+}
+
+}  // namespace mase
