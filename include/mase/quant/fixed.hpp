@@ -37,26 +37,43 @@ T wrap_to_range(T r, const integer_range& range, int width) noexcept {
   return m;
 }
 
-template <rounding R, class T>
-void quantize_fixed_kernel(const float* in, float* out, std::size_t n, const fixed_fmt& f) noexcept {
-  const T scale = static_cast<T>(std::ldexp(1.0, f.frac));
-  const T unscale = static_cast<T>(std::ldexp(1.0, -f.frac));
+// The loop every fixed-point quantization runs (block formats call it once per block):
+// y = clamp(round(x * scale), lo, hi) * unscale with power-of-two scales.
+template <class T>
+struct fixed_run_params {
+  T scale, unscale, lo, hi;
+};
+
+template <class T>
+fixed_run_params<T> fixed_params(const fixed_fmt& f) noexcept {
   const integer_range range = f.code_range();
   const T hi = static_cast<T>(range.hi);
-  const T lo = f.ovf == overflow::saturate_symmetric && f.is_signed ? -hi : static_cast<T>(range.lo);
+  return {static_cast<T>(std::ldexp(1.0, f.frac)), static_cast<T>(std::ldexp(1.0, -f.frac)),
+          f.ovf == overflow::saturate_symmetric && f.is_signed ? -hi : static_cast<T>(range.lo), hi};
+}
+
+template <rounding R, class T>
+inline void quantize_fixed_run(const float* in, float* out, std::size_t n, const fixed_run_params<T>& p) noexcept {
+  for (std::size_t i = 0; i < n; ++i) {
+    T r = round_to_integer<R>(static_cast<T>(in[i]) * p.scale);
+    r = r < p.lo ? p.lo : r;  // written so that NaN passes through both bounds
+    r = p.hi < r ? p.hi : r;
+    out[i] = static_cast<float>(r * p.unscale);
+  }
+}
+
+template <rounding R, class T>
+void quantize_fixed_kernel(const float* in, float* out, std::size_t n, const fixed_fmt& f) noexcept {
+  const fixed_run_params<T> p = fixed_params<T>(f);
   if (f.ovf == overflow::wrap) {
+    const integer_range range = f.code_range();
     for (std::size_t i = 0; i < n; ++i) {
-      const T r = round_to_integer<R>(static_cast<T>(in[i]) * scale);
-      out[i] = static_cast<float>((std::isnan(r) ? r : wrap_to_range(r, range, f.width)) * unscale);
+      const T r = round_to_integer<R>(static_cast<T>(in[i]) * p.scale);
+      out[i] = static_cast<float>((std::isnan(r) ? r : wrap_to_range(r, range, f.width)) * p.unscale);
     }
     return;
   }
-  for (std::size_t i = 0; i < n; ++i) {
-    T r = round_to_integer<R>(static_cast<T>(in[i]) * scale);
-    r = r < lo ? lo : r;  // written so that NaN passes through both bounds
-    r = hi < r ? hi : r;
-    out[i] = static_cast<float>(r * unscale);
-  }
+  quantize_fixed_run<R, T>(in, out, n, p);
 }
 
 }  // namespace detail

@@ -30,15 +30,11 @@ inline int nearest_log2(float x) noexcept {
   return k + (mantissa >= sqrt2_rounded_up ? 1 : 0);
 }
 
-}  // namespace detail
-
-inline void quantize(const log_fmt& f, std::span<const float> in, std::span<float> out) {
-  require(in.size() == out.size(), "quantize(log): input and output sizes differ");
-  const int emin = f.emin();
-  const int emax = f.emax();
-  for (std::size_t i = 0; i < in.size(); ++i) {
+// The loop every log quantization runs (block_log calls it once per block with its bias).
+inline void quantize_log_run(const float* in, float* out, std::size_t n, int emin, int emax) noexcept {
+  for (std::size_t i = 0; i < n; ++i) {
     const float x = in[i];
-    int e = detail::nearest_log2(x);
+    int e = nearest_log2(x);
     const bool is_zero = e < emin;  // zero and float32 subnormals land here too (emin >= -126)
     e = e > emax ? emax : e;
     e = e < emin ? emin : e;
@@ -46,6 +42,13 @@ inline void quantize(const log_fmt& f, std::span<const float> in, std::span<floa
     const float y = std::copysign(magnitude, x);
     out[i] = std::isnan(x) ? x : y;
   }
+}
+
+}  // namespace detail
+
+inline void quantize(const log_fmt& f, std::span<const float> in, std::span<float> out) {
+  require(in.size() == out.size(), "quantize(log): input and output sizes differ");
+  detail::quantize_log_run(in.data(), out.data(), in.size(), f.emin(), f.emax());
 }
 
 template <log_fmt F>

@@ -26,36 +26,61 @@ namespace mase {
 namespace detail {
 
 // float32 arithmetic is exact when every scale factor below is a normal float32.
-constexpr bool minifloat_exact_in_float(const minifloat_fmt& f) noexcept { return f.emax() <= 126; }
+constexpr bool minifloat_run_fits_float(int emin, int emax, int man_bits) noexcept;
+constexpr bool minifloat_exact_in_float(const minifloat_fmt& f) noexcept {
+  return minifloat_run_fits_float(f.emin(), f.emax(), f.man_bits);
+}
+
+// The loop every minifloat quantization runs (block and MX formats call it once per block
+// with a shifted exponent range).
+template <class T>
+struct minifloat_run_params {
+  int emin, emax, man_bits;
+  T max_value, overflow_value;
+  bool subnormals;
+};
+
+template <class T>
+minifloat_run_params<T> minifloat_params(const minifloat_fmt& f) noexcept {
+  const T max_value = static_cast<T>(f.max_value());
+  return {f.emin(), f.emax(), f.man_bits, max_value,
+          f.saturating ? max_value
+          : f.has_inf() ? std::numeric_limits<T>::infinity()
+                        : std::numeric_limits<T>::quiet_NaN(),
+          f.subnormals};
+}
+
+// Whether float32 arithmetic is exact for this exponent range: every scale factor below is a
+// normal float32 and every result a float32.
+constexpr bool minifloat_run_fits_float(int emin, int emax, int man_bits) noexcept {
+  return emin >= -126 && emax <= 126 && emin - man_bits >= -149;
+}
 
 template <rounding R, class T>
-void quantize_minifloat_kernel(const float* in, float* out, std::size_t n, const minifloat_fmt& f) noexcept {
-  const int emin = f.emin();
-  const int emax = f.emax();
-  const int m = f.man_bits;
-  const T step_up = exp2i<T>(m);
-  const T step_down = exp2i<T>(-m);
-  const T max_value = static_cast<T>(f.max_value());
-  const T min_normal = exp2i<T>(emin);
-  const T inv_min_normal = exp2i<T>(-emin);
-  const T overflow_value = f.saturating ? max_value
-                           : f.has_inf()  ? std::numeric_limits<T>::infinity()
-                                          : std::numeric_limits<T>::quiet_NaN();
-  const bool subnormals = f.subnormals;
+inline void quantize_minifloat_run(const float* in, float* out, std::size_t n, const minifloat_run_params<T>& p) noexcept {
+  const T step_up = exp2i<T>(p.man_bits);
+  const T step_down = exp2i<T>(-p.man_bits);
+  const T min_normal = exp2i<T>(p.emin);
+  const T inv_min_normal = exp2i<T>(-p.emin);
   for (std::size_t i = 0; i < n; ++i) {
     const T x = static_cast<T>(in[i]);
     int e = floor_log2_bits(std::abs(x));
-    e = e < emin ? emin : e;
-    e = e > emax ? emax : e;
+    e = e < p.emin ? p.emin : e;
+    e = e > p.emax ? p.emax : e;
     const T r = round_to_integer<R>(x * exp2i<T>(-e) * step_up);
     T y = r * step_down * exp2i<T>(e);
-    if (!subnormals) {  // below the normal range only 0 and ±2^emin remain
+    if (!p.subnormals) {  // below the normal range only 0 and ±2^emin remain
       const T flushed = round_to_integer<R>(x * inv_min_normal) * min_normal;
       y = std::abs(y) < min_normal ? flushed : y;
     }
-    y = std::abs(y) > max_value ? std::copysign(overflow_value, x) : y;
+    y = std::abs(y) > p.max_value ? std::copysign(p.overflow_value, x) : y;
     out[i] = static_cast<float>(y);
   }
+}
+
+template <rounding R, class T>
+void quantize_minifloat_kernel(const float* in, float* out, std::size_t n, const minifloat_fmt& f) noexcept {
+  quantize_minifloat_run<R, T>(in, out, n, minifloat_params<T>(f));
 }
 
 }  // namespace detail

@@ -1,0 +1,244 @@
+#pragma once
+// Array quantizers for block (shared-exponent) formats: block_fp, block_minifloat, block_log,
+// mxint and OCP MX. Each block picks its shared exponent (or bias) from its largest finite
+// magnitude so that this magnitude is represented as nearly as the element format allows, then
+// quantizes its elements with the element-wise loop of that format (fixed, minifloat or log)
+// over a shifted range: one definition of every rounding and saturation rule.
+//
+// Blocks follow MASE's partition (mase/quant/blocking.hpp). Blocks that are runs along the
+// last dim (activations, MX, 1-D) are processed in place in one pass; 2-D tiles are gathered
+// into a small buffer first.
+//
+// Non-finite inputs: NaN elements stay NaN and ±inf elements saturate to the block's largest
+// magnitude; neither takes part in choosing the shared exponent. An all-zero block stays zero.
+
+#include <mase/format/block.hpp>
+#include <mase/quant/blocking.hpp>
+#include <mase/quant/fixed.hpp>
+#include <mase/quant/log.hpp>
+#include <mase/quant/minifloat.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace mase {
+
+namespace detail {
+
+// Largest finite |x| of a block (0 if there is none). NaN and ±inf fail `a < inf`.
+inline float max_finite_abs(const float* x, std::size_t n) noexcept {
+  float m = 0.0f;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float a = std::abs(x[i]);
+    m = (a < std::numeric_limits<float>::infinity() && a > m) ? a : m;
+  }
+  return m;
+}
+
+inline std::vector<std::int64_t> block_size_vector(const block_shape& b) {
+  if (b.rows == block_shape::full) return {b.cols};
+  return {b.rows, b.cols};
+}
+
+// Runs `quantize_block(in, out, n)` over every block. Contiguous blocks are handed over where
+// they lie; tiles are gathered into a buffer and scattered back.
+template <class BlockFn>
+void for_each_block_run(const block_layout& layout, std::span<const float> in, std::span<float> out,
+                        BlockFn&& quantize_block) {
+  require(static_cast<std::int64_t>(in.size()) == layout.element_count() && in.size() == out.size(),
+          "quantize(block format): " + std::to_string(in.size()) + " input and " + std::to_string(out.size()) +
+              " output values for shape " + shape_to_string(layout.shape));
+  if (in.empty()) return;
+  const bool runs_along_rows =
+      std::all_of(layout.tile.begin(), layout.tile.end() - 1, [](std::int64_t t) { return t == 1; });
+  if (runs_along_rows) {
+    const auto row = static_cast<std::size_t>(layout.shape.back());
+    const auto run = static_cast<std::size_t>(layout.tile.back());
+    for (std::size_t start = 0; start < in.size(); start += row) {
+      for (std::size_t c = 0; c < row; c += run) {
+        const std::size_t n = std::min(run, row - c);
+        quantize_block(in.data() + start + c, out.data() + start + c, n);
+      }
+    }
+    return;
+  }
+  std::vector<float> gathered, quantized;
+  for_each_block(layout, [&](std::int64_t, std::span<const std::int64_t> elements, std::int64_t) {
+    gathered.resize(elements.size());
+    quantized.resize(elements.size());
+    for (std::size_t k = 0; k < elements.size(); ++k) gathered[k] = in[static_cast<std::size_t>(elements[k])];
+    quantize_block(gathered.data(), quantized.data(), elements.size());
+    for (std::size_t k = 0; k < elements.size(); ++k) out[static_cast<std::size_t>(elements[k])] = quantized[k];
+  });
+}
+
+// Elements k·2^(e-m), |k| <= 2^m - 1 (sign-magnitude, or two's complement saturated
+// symmetrically): one fixed-point run with frac = m - e.
+template <rounding R>
+void quantize_scaled_integer_block(const float* in, float* out, std::size_t n, int man_bits, int e) noexcept {
+  const int frac = man_bits - e;
+  const double limit = std::ldexp(1.0, man_bits) - 1;
+  if (frac >= 0 && frac <= 126) {
+    const fixed_run_params<float> p{exp2i<float>(frac), exp2i<float>(-frac), static_cast<float>(-limit),
+                                    static_cast<float>(limit)};
+    quantize_fixed_run<R, float>(in, out, n, p);
+  } else {
+    const fixed_run_params<double> p{exp2i<double>(frac), exp2i<double>(-frac), -limit, limit};
+    quantize_fixed_run<R, double>(in, out, n, p);
+  }
+}
+
+// Smallest e with round(amax · 2^(m-e)) <= 2^m - 1: the shared exponent that holds the block max.
+template <rounding R>
+int exponent_holding(float amax, int man_bits) noexcept {
+  int e = floor_log2_bits(amax) + 1;  // amax < 2^e
+  const double mantissa = round_to_integer<R>(static_cast<double>(amax) * exp2i<double>(man_bits - e));
+  return mantissa > std::ldexp(1.0, man_bits) - 1 ? e + 1 : e;
+}
+
+template <rounding R>
+void quantize_minifloat_block(const float* in, float* out, std::size_t n, int emin, int emax, int man_bits,
+                              double max_value) noexcept {
+  if (minifloat_run_fits_float(emin, emax, man_bits)) {
+    const auto m = static_cast<float>(max_value);
+    quantize_minifloat_run<R, float>(in, out, n, {emin, emax, man_bits, m, m, true});
+  } else {
+    quantize_minifloat_run<R, double>(in, out, n, {emin, emax, man_bits, max_value, max_value, true});
+  }
+}
+
+}  // namespace detail
+
+// block_fp (MSFP): shared exponent e in [-bias, 2^exp_bits - 1 - bias], elements s·k·2^(e-m).
+inline void quantize(const block_fp_fmt& f, std::span<const float> in, std::span<const std::int64_t> shape,
+                     std::span<float> out) {
+  check(f);
+  const auto block_size = detail::block_size_vector(f.block);
+  const block_layout layout = make_mase_block_layout(shape, block_size, f.block.skip_first_dim);
+  with_rounding(f.round, [&](auto mode) {
+    constexpr rounding R = decltype(mode)::value;
+    const int m = f.man_bits();
+    detail::for_each_block_run(layout, in, out, [&](const float* x, float* y, std::size_t n) {
+      const float amax = detail::max_finite_abs(x, n);
+      int e = amax == 0.0f ? f.emin() : detail::exponent_holding<R>(amax, m);
+      e = std::clamp(e, f.emin(), f.emax());
+      detail::quantize_scaled_integer_block<R>(x, y, n, m, e);
+    });
+  });
+}
+
+// block_minifloat: minifloat elements (exp_bits, width-1-exp_bits) with a per-block bias in
+// [0, 2^bias_bits - 1], chosen so that the block max lies in the top binade.
+inline void quantize(const block_minifloat_fmt& f, std::span<const float> in, std::span<const std::int64_t> shape,
+                     std::span<float> out) {
+  check(f);
+  const auto block_size = detail::block_size_vector(f.block);
+  const block_layout layout = make_mase_block_layout(shape, block_size, f.block.skip_first_dim);
+  const int m = f.man_bits();
+  const int top_field = (1 << f.exp_bits) - 1;
+  // Largest bias that keeps every element a float32 (emin >= -126, subnormals >= 2^-149).
+  const int max_bias = std::min({(1 << f.bias_bits) - 1, 127, 150 - m});
+  detail::for_each_block_run(layout, in, out, [&](const float* x, float* y, std::size_t n) {
+    const float amax = detail::max_finite_abs(x, n);
+    // The top binade exponent that holds amax after rounding (minifloats carry into the next binade).
+    const int top = amax == 0.0f ? 0 : detail::exponent_holding<rounding::half_even>(amax, m + 1) - 1;
+    const int bias = std::clamp(top_field - top, 0, max_bias);
+    const minifloat_fmt element{.exp_bits = f.exp_bits, .man_bits = m, .bias = bias};
+    detail::quantize_minifloat_block<rounding::half_even>(x, y, n, element.emin(), element.emax(), m,
+                                                          element.max_value());
+  });
+}
+
+// block_log: log elements (sign + width-1 exponent bits, code 0 = zero) with a per-block bias
+// in [0, 2^bias_bits - 1], chosen so that the block max's rounded exponent is the largest code.
+inline void quantize(const block_log_fmt& f, std::span<const float> in, std::span<const std::int64_t> shape,
+                     std::span<float> out) {
+  check(f);
+  const auto block_size = detail::block_size_vector(f.block);
+  const block_layout layout = make_mase_block_layout(shape, block_size, f.block.skip_first_dim);
+  const int top_code = (1 << (f.width - 1)) - 1;
+  const int max_bias = std::min((1 << f.bias_bits) - 1, 127);  // keeps emin >= -126
+  detail::for_each_block_run(layout, in, out, [&](const float* x, float* y, std::size_t n) {
+    const float amax = detail::max_finite_abs(x, n);
+    const int top = amax == 0.0f ? 0 : detail::nearest_log2(amax);
+    const int bias = std::clamp(top_code - top, 0, max_bias);
+    const log_fmt element{.width = f.width, .bias = bias};
+    detail::quantize_log_run(x, y, n, element.emin(), std::min(element.emax(), 127));
+  });
+}
+
+namespace detail {
+
+inline block_layout mxint_layout(const mxint_fmt& f, std::span<const std::int64_t> shape) {
+  require(!shape.empty(), "quantize(mxint): a scalar has no blocks; give the tensor at least one dim");
+  std::vector<std::int64_t> tile(shape.size(), 1);
+  tile.back() = f.block.cols == block_shape::full ? std::max<std::int64_t>(shape.back(), 1) : f.block.cols;
+  if (shape.size() >= 2) {
+    const std::int64_t rows = shape[shape.size() - 2];
+    tile[shape.size() - 2] = f.block.rows == block_shape::full ? std::max<std::int64_t>(rows, 1) : f.block.rows;
+  }
+  return make_tile_layout(shape, tile);
+}
+
+// Two's-complement elements with width-2 fraction bits under a power-of-two scale 2^s,
+// s = floor(log2 amax) clamped to the scale's range: OCP MXINT, with any scale width.
+template <rounding R>
+void quantize_mx_integer_block(const float* in, float* out, std::size_t n, int width, int scale_emin,
+                               int scale_emax) noexcept {
+  const float amax = max_finite_abs(in, n);
+  const int s = amax == 0.0f ? scale_emin : std::clamp(floor_log2_bits(amax), scale_emin, scale_emax);
+  // value = k · 2^(s - (width - 2)), |k| <= 2^(width-1) - 1
+  quantize_scaled_integer_block<R>(in, out, n, width - 1, s + 1);
+}
+
+}  // namespace detail
+
+// mxint: blocks of block.rows x block.cols over the last two dims (zero-padded), shared
+// exponent of exp_bits bits, elements of `width` bits.
+inline void quantize(const mxint_fmt& f, std::span<const float> in, std::span<const std::int64_t> shape,
+                     std::span<float> out) {
+  check(f);
+  const block_layout layout = detail::mxint_layout(f, shape);
+  with_rounding(f.round, [&](auto mode) {
+    constexpr rounding R = decltype(mode)::value;
+    detail::for_each_block_run(layout, in, out, [&](const float* x, float* y, std::size_t n) {
+      detail::quantize_mx_integer_block<R>(x, y, n, f.width, f.scale_emin(), f.scale_emax());
+    });
+  });
+}
+
+// OCP MX: blocks of block_size along the last dim, E8M0 scale 2^s with
+// s = clamp(floor(log2 amax) - emax_elem, -127, 127), elements converted with saturation.
+inline void quantize(const mx_fmt& f, std::span<const float> in, std::span<const std::int64_t> shape,
+                     std::span<float> out) {
+  check(f);
+  require(!shape.empty(), "quantize(mx): a scalar has no blocks; give the tensor at least one dim");
+  std::vector<std::int64_t> tile(shape.size(), 1);
+  tile.back() = f.block_size;
+  const block_layout layout = make_tile_layout(shape, tile);
+  with_rounding(f.round, [&](auto mode) {
+    constexpr rounding R = decltype(mode)::value;
+    if (is_integer_element(f.element)) {
+      const int width = integer_element_bits(f.element);
+      detail::for_each_block_run(layout, in, out, [&](const float* x, float* y, std::size_t n) {
+        detail::quantize_mx_integer_block<R>(x, y, n, width, mx_fmt::scale_emin, mx_fmt::scale_emax);
+      });
+      return;
+    }
+    const minifloat_fmt element = element_minifloat(f.element);
+    const int emax_element = element.emax();
+    detail::for_each_block_run(layout, in, out, [&](const float* x, float* y, std::size_t n) {
+      const float amax = detail::max_finite_abs(x, n);
+      const int s = amax == 0.0f ? mx_fmt::scale_emin
+                                 : std::clamp(floor_log2_bits(amax) - emax_element, mx_fmt::scale_emin, mx_fmt::scale_emax);
+      detail::quantize_minifloat_block<R>(x, y, n, element.emin() + s, element.emax() + s, element.man_bits,
+                                          std::ldexp(element.max_value(), s));
+    });
+  });
+}
+
+}  // namespace mase

@@ -1,0 +1,127 @@
+#pragma once
+// One entry point over every format: quantize a span or an Eigen array, out of place or in
+// place, with a runtime mase::format or a descriptor known at compile time; encode / decode
+// element-wise formats to the codes hardware stores.
+
+#include <mase/format/format.hpp>
+#include <mase/quant/binary.hpp>
+#include <mase/quant/block.hpp>
+#include <mase/quant/fixed.hpp>
+#include <mase/quant/log.hpp>
+#include <mase/quant/minifloat.hpp>
+
+#include <Eigen/Core>
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace mase {
+
+// Any format, any shape (element-wise formats ignore the shape). `out` may alias `in`.
+inline void quantize(const format& f, std::span<const float> in, std::span<const std::int64_t> shape,
+                     std::span<float> out) {
+  f.visit([&](const auto& d) {
+    if constexpr (elementwise_descriptor<std::remove_cvref_t<decltype(d)>>) {
+      quantize(d, in, out);
+    } else {
+      quantize(d, in, shape, out);
+    }
+  });
+}
+
+// A flat tensor of one dim.
+inline void quantize(const format& f, std::span<const float> in, std::span<float> out) {
+  const std::int64_t shape[] = {static_cast<std::int64_t>(in.size())};
+  quantize(f, in, shape, out);
+}
+
+inline void quantize_in_place(const format& f, std::span<float> values, std::span<const std::int64_t> shape) {
+  quantize(f, values, shape, values);
+}
+
+inline std::vector<float> quantized(const format& f, std::span<const float> in, std::span<const std::int64_t> shape) {
+  std::vector<float> out(in.size());
+  quantize(f, in, shape, out);
+  return out;
+}
+
+// Eigen: a vector is a 1-D tensor; a matrix or 2-D array is [rows, cols] in row-major order
+// (as MASE's tensors), whatever Eigen's storage order.
+template <class Derived>
+auto quantized(const format& f, const Eigen::DenseBase<Derived>& x) {
+  using Plain = typename Derived::PlainObject;
+  static_assert(std::is_same_v<typename Derived::Scalar, float>, "mase::quantized: the Eigen array must hold float");
+  if constexpr (Derived::IsVectorAtCompileTime) {
+    Plain out = x;
+    const std::int64_t shape[] = {static_cast<std::int64_t>(out.size())};
+    quantize(f, std::span<const float>(out.data(), static_cast<std::size_t>(out.size())), shape,
+             std::span<float>(out.data(), static_cast<std::size_t>(out.size())));
+    return out;
+  } else {
+    using RowMajor = Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    RowMajor buffer = x.derived().array();
+    const std::int64_t shape[] = {static_cast<std::int64_t>(buffer.rows()), static_cast<std::int64_t>(buffer.cols())};
+    const std::span<float> values(buffer.data(), static_cast<std::size_t>(buffer.size()));
+    quantize(f, values, shape, values);
+    Plain out = buffer.template cast<float>();
+    return out;
+  }
+}
+
+template <class Derived>
+void quantize_in_place(const format& f, Eigen::DenseBase<Derived>& x) {
+  x.derived() = quantized(f, x);
+}
+
+// Element-wise codes (MASE's *_for_hw): the bits hardware stores for one value.
+inline std::uint64_t encode(const format& f, float x) {
+  return f.visit([&](const auto& d) -> std::uint64_t {
+    if constexpr (elementwise_descriptor<std::remove_cvref_t<decltype(d)>>) {
+      return encode(d, x);
+    } else {
+      throw error("encode: " + to_string(f) + " is a block format; its codes need the block's shared exponent");
+    }
+  });
+}
+
+inline float decode(const format& f, std::uint64_t code) {
+  return f.visit([&](const auto& d) -> float {
+    if constexpr (elementwise_descriptor<std::remove_cvref_t<decltype(d)>>) {
+      return decode(d, code);
+    } else {
+      throw error("decode: " + to_string(f) + " is a block format; its codes need the block's shared exponent");
+    }
+  });
+}
+
+template <std::unsigned_integral Code>
+void encode(const format& f, std::span<const float> in, std::span<Code> codes) {
+  require(in.size() == codes.size(), "encode: input and code spans differ in size");
+  for (std::size_t i = 0; i < in.size(); ++i) codes[i] = static_cast<Code>(encode(f, in[i]));
+}
+
+template <std::unsigned_integral Code>
+void decode(const format& f, std::span<const Code> codes, std::span<float> out) {
+  require(out.size() == codes.size(), "decode: code and output spans differ in size");
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = decode(f, codes[i]);
+}
+
+// Storage cost: bits per element, shared exponents spread over their block (nominal block
+// size; "whole dim" blocks count as one element's share of nothing).
+inline double bits_per_value(const format& f) {
+  return f.visit([](const auto& d) -> double {
+    using D = std::remove_cvref_t<decltype(d)>;
+    auto block_elements = [](const block_shape& b) {
+      return static_cast<double>((b.rows == block_shape::full ? 1 : b.rows) * b.cols);
+    };
+    if constexpr (std::is_same_v<D, block_fp_fmt>) return d.width + d.exp_bits / block_elements(d.block);
+    else if constexpr (std::is_same_v<D, block_minifloat_fmt>) return d.width + d.bias_bits / block_elements(d.block);
+    else if constexpr (std::is_same_v<D, block_log_fmt>) return d.width + d.bias_bits / block_elements(d.block);
+    else if constexpr (std::is_same_v<D, mxint_fmt>) return d.width + d.exp_bits / block_elements(d.block);
+    else if constexpr (std::is_same_v<D, mx_fmt>) return element_bits(d.element) + double(mx_fmt::scale_bits) / d.block_size;
+    else return d.bits();
+  });
+}
+
+}  // namespace mase
