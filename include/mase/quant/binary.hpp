@@ -31,12 +31,10 @@ inline float decode(const binary_fmt&, std::uint64_t code) noexcept { return (co
 
 inline void quantize(const ternary_fmt& f, std::span<const float> in, std::span<float> out) {
   require(in.size() == out.size(), "quantize(ternary): input and output sizes differ");
-  const auto t = static_cast<float>(f.threshold);
-  require(static_cast<double>(t) == f.threshold,
-          "quantize(ternary): the threshold must be a float32 value so the comparison is exact");
+  const double t = f.threshold;  // compared in double: exact for any threshold
   for (std::size_t i = 0; i < in.size(); ++i) {
-    const float x = in[i];
-    out[i] = x > t ? 1.0f : x < -t ? -1.0f : (x == x ? 0.0f : x);
+    const double x = in[i];
+    out[i] = x > t ? 1.0f : x < -t ? -1.0f : (x == x ? 0.0f : in[i]);
   }
 }
 
