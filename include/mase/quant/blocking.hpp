@@ -26,10 +26,13 @@
 namespace mase {
 
 struct block_layout {
-  std::vector<std::int64_t> shape;           // the tensor's shape
-  std::vector<std::int64_t> tile;            // block extent per dim (1 on dims that are not blocked)
-  std::vector<std::int64_t> tiles_per_dim;   // ceil(shape / tile)
-  std::vector<std::int64_t> strides;         // row-major element strides of the tensor
+  std::vector<std::int64_t> shape;          // the tensor's shape
+  std::vector<std::int64_t> tile;           // block extent per dim (1 on dims that are not blocked)
+  std::vector<std::int64_t> tiles_per_dim;  // ceil(shape / tile)
+  std::vector<std::int64_t> strides;        // row-major element strides of the tensor
+  // MASE puts 2-D weight and 3-D blocks back with F.fold, which adds each block into a zero
+  // tensor: a -0.0 result comes back as +0.0. The other forms reshape and keep -0.0.
+  bool unblocked_by_fold = false;
 
   [[nodiscard]] std::int64_t block_count() const noexcept {
     std::int64_t count = 1;
@@ -68,11 +71,9 @@ inline std::vector<std::int64_t> row_major_strides(std::span<const std::int64_t>
 }  // namespace detail
 
 // Tiles of extent `tile[d]` along each dim, zero-padded at the end of each dim.
-inline block_layout make_tile_layout(std::span<const std::int64_t> shape,
-                                     std::span<const std::int64_t> tile) {
-  require(shape.size() == tile.size(),
-          "make_tile_layout: tile " + detail::shape_to_string(tile) + " must have one extent per dim of shape " +
-              detail::shape_to_string(shape));
+inline block_layout make_tile_layout(std::span<const std::int64_t> shape, std::span<const std::int64_t> tile) {
+  require(shape.size() == tile.size(), "make_tile_layout: tile " + detail::shape_to_string(tile) +
+                                           " must have one extent per dim of shape " + detail::shape_to_string(shape));
   block_layout layout;
   layout.shape.assign(shape.begin(), shape.end());
   layout.tile.assign(tile.begin(), tile.end());
@@ -96,8 +97,7 @@ inline std::vector<std::int64_t> infer_block_shape(std::span<const std::int64_t>
     inferred[rank - given + i] = block_size[block_size.size() - given + i];
   for (std::size_t d = 0; d < rank; ++d) {
     require(inferred[d] == -1 || inferred[d] >= 1,
-            "block_size " + detail::shape_to_string(block_size) +
-                ": entries must be -1 (the full dim) or >= 1");
+            "block_size " + detail::shape_to_string(block_size) + ": entries must be -1 (the full dim) or >= 1");
     if (inferred[d] == -1 || inferred[d] > shape[d]) inferred[d] = shape[d];
   }
   return inferred;
@@ -110,30 +110,33 @@ inline std::vector<std::int64_t> infer_block_shape(std::span<const std::int64_t>
 //   3-D, skip_first_dim=true: b1 x b2 tiles over the last two dims of each batch item.
 // MASE rejects everything else; so does this.
 inline block_layout make_mase_block_layout(std::span<const std::int64_t> shape,
-                                           std::span<const std::int64_t> block_size,
-                                           bool skip_first_dim) {
+                                           std::span<const std::int64_t> block_size, bool skip_first_dim) {
   const auto describe = [&] {
     return "shape " + detail::shape_to_string(shape) + ", block_size " + detail::shape_to_string(block_size) +
            ", skip_first_dim=" + (skip_first_dim ? "true" : "false");
   };
   const std::size_t rank = shape.size();
-  require(rank >= 1 && rank <= 3,
-          "MASE blocking: unsupported rank " + std::to_string(rank) + " (" + describe() +
-              "); MASE blocks 1-D, 2-D and 3-D tensors only: reshape to at most 3 dims");
+  require(rank >= 1 && rank <= 3, "MASE blocking: unsupported rank " + std::to_string(rank) + " (" + describe() +
+                                      "); MASE blocks 1-D, 2-D and 3-D tensors only: reshape to at most 3 dims");
   require(!(rank == 1 && skip_first_dim),
           "MASE blocking: a 1-D tensor cannot skip its first dim (" + describe() + "); pass skip_first_dim=false");
   require(!(rank == 3 && !skip_first_dim),
-          "MASE blocking: 3-D tensors need skip_first_dim=true (" + describe() +
-              "); MASE does not block 3-D weights");
-  for (const std::int64_t d : shape)
-    require(d >= 0, "MASE blocking: negative dim in " + describe());
+          "MASE blocking: 3-D tensors need skip_first_dim=true (" + describe() + "); MASE does not block 3-D weights");
+  for (const std::int64_t d : shape) require(d >= 0, "MASE blocking: negative dim in " + describe());
 
   // The activation forms infer the block against one batch item, so the first dim's tile is 1.
   std::vector<std::int64_t> inference_shape(shape.begin(), shape.end());
   if (skip_first_dim) inference_shape[0] = 1;
   std::vector<std::int64_t> tile = infer_block_shape(inference_shape, block_size);
   for (std::int64_t& t : tile) t = std::max<std::int64_t>(t, 1);  // zero-size dims: nothing to tile
-  return make_tile_layout(shape, tile);
+  block_layout layout = make_tile_layout(shape, tile);
+  layout.unblocked_by_fold = (rank == 2 && !skip_first_dim) || rank == 3;
+  return layout;
+}
+
+// A block result as MASE's `unblock` returns it (see block_layout::unblocked_by_fold).
+inline float unblocked_value(const block_layout& layout, float block_result) noexcept {
+  return layout.unblocked_by_fold ? 0.0f + block_result : block_result;
 }
 
 inline block_layout make_mase_block_layout(const std::vector<std::int64_t>& shape,
@@ -212,8 +215,10 @@ inline void fix_zero_block_maxima(std::span<float> maxima) {
   for (const float m : maxima) {
     if (m == 0.0f) continue;
     all_zero = false;
-    if (std::isnan(m)) any_nan = true;
-    else smallest_non_zero = std::min(smallest_non_zero, m);
+    if (std::isnan(m))
+      any_nan = true;
+    else
+      smallest_non_zero = std::min(smallest_non_zero, m);
   }
   if (all_zero) {
     std::fill(maxima.begin(), maxima.end(), 1.0f);

@@ -5,9 +5,10 @@
 // These reproduce what MASE's torch code computes in float32, quirks included: powers of two
 // that are not fixed points of minifloat_denorm / block_fp, no carry into the next binade in
 // minifloat_ieee, a log format that cannot hold 0, thresholds that ternary ignores, inf inputs
-// that come out as NaN because MASE blends results as `(~close)*q + close*x`, and so on.
-// /work/shared/spec/quantizers.md states the semantics; the library's own formats do the
-// arithmetically right thing instead. Use this header to check numerics against MASE.
+// that come out as NaN because MASE blends results as `(~close)*q + close*x`, -0.0 turned into
+// +0.0 where MASE unblocks with F.fold, and so on. The project's MASE quantizer spec
+// (quantizers.md) states the semantics; the library's own formats do the arithmetically right
+// thing instead. Use this header to check numerics against MASE.
 //
 // Rules followed throughout, because torch follows them:
 // - every intermediate is a float32; Python float constants (1e-9, 0.1, 0.5) are rounded to
@@ -15,7 +16,8 @@
 // - torch.round is round-half-even, torch.sign(±0) = +0 and torch.sign(NaN) = 0,
 //   torch.clamp propagates NaN and keeps -0.0, reductions (max/min) propagate NaN;
 // - `2**e` for an integral float32 e is exact: a subnormal, 0 below 2^-149, inf from 2^128;
-// - the operations run in MASE's order (e.g. `sign * 2**e * mantissa`, left to right).
+// - the operations run in MASE's order (e.g. `sign * 2**e * mantissa`, left to right), and
+//   float32 sums (binary, ternary) add in the order of torch's CPU sum kernel.
 //
 // Arguments that MASE rejects, or that make its result undefined, throw mase::error.
 
@@ -24,6 +26,7 @@
 #include <mase/quant/blocking.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
@@ -140,8 +143,8 @@ inline void check_shape(std::string_view quantizer, shape_view shape, std::size_
 
 inline void check_width(std::string_view quantizer, std::string_view argument, int value, int lo, int hi) {
   require(value >= lo && value <= hi, std::string(quantizer) + ": " + std::string(argument) + "=" +
-                                          std::to_string(value) + " is out of range; use " + std::to_string(lo) +
-                                          ".." + std::to_string(hi));
+                                          std::to_string(value) + " is out of range; use " + std::to_string(lo) + ".." +
+                                          std::to_string(hi));
 }
 
 // Exponent bias as MASE defaults it: 2^(E-1) - 1.
@@ -180,10 +183,8 @@ inline float minifloat_ieee_element(float x, const minifloat_ieee_params& p) noe
   const float normal_factor = is_normal ? 1.0f : 0.0f;
   const float subnormal_factor = is_normal ? 0.0f : 1.0f;
   // MASE evaluates both branches and blends them arithmetically.
-  const float normal_shifted =
-      clamp_by_numbers(round_half_even(mantissa * p.shift - p.shift), 0.0f, p.mantissa_max);
-  const float subnormal_shifted =
-      clamp_by_numbers(round_half_even(mantissa * p.shift / 2.0f), 0.0f, p.mantissa_max);
+  const float normal_shifted = clamp_by_numbers(round_half_even(mantissa * p.shift - p.shift), 0.0f, p.mantissa_max);
+  const float subnormal_shifted = clamp_by_numbers(round_half_even(mantissa * p.shift / 2.0f), 0.0f, p.mantissa_max);
   const float shifted = normal_factor * normal_shifted + subnormal_factor * subnormal_shifted;
   const float blended_mantissa =
       normal_factor * (1.0f + shifted / p.shift) + subnormal_factor * (shifted / p.shift * 2.0f);
@@ -252,8 +253,8 @@ inline std::vector<float> integer_floor_quantizer(std::span<const float> x, int 
 namespace detail {
 
 template <rounding Mode>
-void integer_codes_for_hw(std::string_view quantizer, std::span<const float> x, std::span<std::int32_t> y,
-                          int width, int frac_width, bool is_signed) {
+void integer_codes_for_hw(std::string_view quantizer, std::span<const float> x, std::span<std::int32_t> y, int width,
+                          int frac_width, bool is_signed) {
   check_sizes(quantizer, x.size(), y.size());
   check_width(quantizer, "width", width, 1, 31);
   check_width(quantizer, "frac_width", frac_width, -126, 126);
@@ -273,8 +274,7 @@ void integer_codes_for_hw(std::string_view quantizer, std::span<const float> x, 
 
 }  // namespace detail
 
-inline void integer_quantizer_for_hw(std::span<const float> x, std::span<std::int32_t> y, int width,
-                                     int frac_width) {
+inline void integer_quantizer_for_hw(std::span<const float> x, std::span<std::int32_t> y, int width, int frac_width) {
   detail::integer_codes_for_hw<rounding::half_even>("integer_quantizer_for_hw", x, y, width, frac_width, true);
 }
 
@@ -286,8 +286,7 @@ inline void integer_floor_quantizer_for_hw(std::span<const float> x, std::span<s
 // Unsigned codes use floor, not rounding (as MASE does).
 inline void unsigned_integer_quantizer_for_hw(std::span<const float> x, std::span<std::int32_t> y, int width,
                                               int frac_width) {
-  detail::integer_codes_for_hw<rounding::floor>("unsigned_integer_quantizer_for_hw", x, y, width, frac_width,
-                                                false);
+  detail::integer_codes_for_hw<rounding::floor>("unsigned_integer_quantizer_for_hw", x, y, width, frac_width, false);
 }
 
 inline std::vector<std::int32_t> integer_quantizer_for_hw(std::span<const float> x, int width, int frac_width) {
@@ -296,8 +295,7 @@ inline std::vector<std::int32_t> integer_quantizer_for_hw(std::span<const float>
   return y;
 }
 
-inline std::vector<std::int32_t> integer_floor_quantizer_for_hw(std::span<const float> x, int width,
-                                                                int frac_width) {
+inline std::vector<std::int32_t> integer_floor_quantizer_for_hw(std::span<const float> x, int width, int frac_width) {
   std::vector<std::int32_t> y(x.size());
   integer_floor_quantizer_for_hw(x, y, width, frac_width);
   return y;
@@ -319,24 +317,24 @@ namespace detail {
 inline void check_minifloat(std::string_view quantizer, int width, int exponent_width) {
   check_width(quantizer, "exponent_width", exponent_width, 1, 8);
   require(width - exponent_width - 1 >= 0 && width - exponent_width - 1 <= 23,
-          std::string(quantizer) + ": width=" + std::to_string(width) + " with exponent_width=" +
-              std::to_string(exponent_width) + " leaves " + std::to_string(width - exponent_width - 1) +
-              " mantissa bits; use width - exponent_width - 1 in 0..23");
+          std::string(quantizer) + ": width=" + std::to_string(width) +
+              " with exponent_width=" + std::to_string(exponent_width) + " leaves " +
+              std::to_string(width - exponent_width - 1) + " mantissa bits; use width - exponent_width - 1 in 0..23");
 }
 
 }  // namespace detail
 
 // minifloat_denorm_quantizer: no implicit leading bit, so 2^k is NOT a fixed point (it maps to
 // (1-2^-M)*2^k); values within 1e-8 of 0 pass through unchanged.
-inline void minifloat_denorm_quantizer(std::span<const float> x, std::span<float> y, int width,
-                                       int exponent_width, std::optional<int> exponent_bias = std::nullopt) {
+inline void minifloat_denorm_quantizer(std::span<const float> x, std::span<float> y, int width, int exponent_width,
+                                       std::optional<int> exponent_bias = std::nullopt) {
   detail::check_sizes("minifloat_denorm_quantizer", x.size(), y.size());
   detail::check_minifloat("minifloat_denorm_quantizer", width, exponent_width);
   const int mantissa_bits = width - exponent_width - 1;
   const int bias = exponent_bias.value_or(detail::default_bias(exponent_width));
   const detail::minifloat_denorm_params params{
-      static_cast<float>(-bias), static_cast<float>((1 << exponent_width) - 1 - bias),
-      std::ldexp(1.0f, mantissa_bits), static_cast<float>((1 << mantissa_bits) - 1)};
+      static_cast<float>(-bias), static_cast<float>((1 << exponent_width) - 1 - bias), std::ldexp(1.0f, mantissa_bits),
+      static_cast<float>((1 << mantissa_bits) - 1)};
   for (std::size_t i = 0; i < x.size(); ++i) y[i] = detail::minifloat_denorm_element(x[i], params);
 }
 
@@ -449,7 +447,7 @@ inline void block_fp_quantizer(std::span<const float> x, shape_view shape, std::
       const float value = std::fabs(x[i]) + detail::py_1e_9;
       const float shifted =
           detail::clamp_by_numbers(detail::round_half_even(value / scale * shift), 0.0f, mantissa_max);
-      const float quantized = sign * scale * (shifted / shift);
+      const float quantized = unblocked_value(layout, sign * scale * (shifted / shift));
       y[i] = detail::blend_close_to_zero(detail::close_to_zero(x[i]), quantized, x[i]);
     }
   });
@@ -459,8 +457,7 @@ inline void block_fp_quantizer(std::span<const float> x, shape_view shape, std::
 // block, then minifloat_ieee with that bias.
 inline void block_minifloat_quantizer(std::span<const float> x, shape_view shape, std::span<float> y, int width,
                                       int exponent_width, int exponent_bias_width,
-                                      const std::vector<std::int64_t>& block_size = {16},
-                                      bool skip_first_dim = false) {
+                                      const std::vector<std::int64_t>& block_size = {16}, bool skip_first_dim = false) {
   constexpr std::string_view name = "block_minifloat_quantizer";
   const block_layout layout = detail::checked_block_layout(name, x, shape, y.size(), block_size, skip_first_dim);
   detail::check_minifloat(name, width, exponent_width);
@@ -477,7 +474,7 @@ inline void block_minifloat_quantizer(std::span<const float> x, shape_view shape
                                                static_cast<float>((1 << mantissa_bits) - 1)};
     for (const std::int64_t index : elements) {
       const auto i = static_cast<std::size_t>(index);
-      y[i] = detail::minifloat_ieee_element(x[i], params);
+      y[i] = unblocked_value(layout, detail::minifloat_ieee_element(x[i], params));
     }
   });
 }
@@ -504,7 +501,7 @@ inline void block_log_quantizer(std::span<const float> x, shape_view shape, std:
     const float offset = detail::materialize(detail::pow2(exponent_min) * detail::py_0_1);
     for (const std::int64_t index : elements) {
       const auto i = static_cast<std::size_t>(index);
-      y[i] = detail::log_element(x[i], offset, exponent_min, exponent_max);
+      y[i] = unblocked_value(layout, detail::log_element(x[i], offset, exponent_min, exponent_max));
     }
   });
 }
@@ -542,13 +539,84 @@ inline std::vector<float> block_log_quantizer(std::span<const float> x, shape_vi
 
 namespace detail {
 
-// A float32 sum of non-negative terms. torch uses a cascade sum; summing in double and rounding
-// once lands within an ulp or so of it, which is what the MASE reference tolerates.
-template <class Term>
-float sum_f32(std::int64_t count, Term&& term) {
-  double total = 0.0;
-  for (std::int64_t k = 0; k < count; ++k) total += static_cast<double>(term(k));
-  return static_cast<float>(total);
+// torch's float32 CPU sum of a contiguous row (aten/src/ATen/native/cpu/SumKernel.cpp,
+// `vectorized_inner_sum`): the row is read as vectors of `lanes` floats; the vectors are summed
+// lane-wise into 4 interleaved accumulators (with a 4-level cascade for long rows); the scalar
+// tail is summed first, then the lanes are added to it in order. Reproducing the order makes the
+// reductions of binary and ternary bit-exact instead of merely close.
+inline constexpr std::int64_t torch_sum_lanes = 8;  // Vectorized<float> on AVX2
+
+template <std::int64_t Width>
+struct lane_vector {
+  float lane[Width] = {};
+  lane_vector& operator+=(const lane_vector& other) noexcept {
+    for (std::int64_t k = 0; k < Width; ++k) lane[k] += other.lane[k];
+    return *this;
+  }
+};
+
+inline std::int64_t ceil_log2(std::int64_t n) noexcept {
+  std::int64_t bits = 0;
+  while ((std::int64_t{1} << bits) < n) ++bits;
+  return bits;
+}
+
+// multi_row_sum: `rows` interleaved accumulators over `count` groups, with torch's cascade levels.
+template <class Acc, std::int64_t Rows, class Load>
+std::array<Acc, Rows> torch_multi_row_sum(std::int64_t count, Load&& load) {
+  constexpr std::int64_t levels = 4;
+  const std::int64_t level_power = std::max<std::int64_t>(4, ceil_log2(count) / levels);
+  const std::int64_t level_step = std::int64_t{1} << level_power;
+  const std::int64_t level_mask = level_step - 1;
+  Acc acc[levels][Rows] = {};
+  std::int64_t i = 0;
+  while (i + level_step <= count) {
+    for (std::int64_t j = 0; j < level_step; ++j, ++i)
+      for (std::int64_t k = 0; k < Rows; ++k) acc[0][k] += load(i * Rows + k);
+    for (std::int64_t j = 1; j < levels; ++j) {
+      for (std::int64_t k = 0; k < Rows; ++k) {
+        acc[j][k] += acc[j - 1][k];
+        acc[j - 1][k] = Acc{};
+      }
+      if ((i & (level_mask << (j * level_power))) != 0) break;
+    }
+  }
+  for (; i < count; ++i)
+    for (std::int64_t k = 0; k < Rows; ++k) acc[0][k] += load(i * Rows + k);
+  for (std::int64_t j = 1; j < levels; ++j)
+    for (std::int64_t k = 0; k < Rows; ++k) acc[0][k] += acc[j][k];
+  std::array<Acc, Rows> result;
+  for (std::int64_t k = 0; k < Rows; ++k) result[static_cast<std::size_t>(k)] = acc[0][k];
+  return result;
+}
+
+// row_sum: 4-way interleaving, the leftover items into accumulator 0, then accumulators 1..3.
+template <class Acc, class Load>
+Acc torch_row_sum(std::int64_t count, Load&& load) {
+  constexpr std::int64_t ilp = 4;
+  const std::int64_t groups = count / ilp;
+  std::array<Acc, ilp> partial = torch_multi_row_sum<Acc, ilp>(groups, load);
+  for (std::int64_t i = groups * ilp; i < count; ++i) partial[0] += load(i);
+  for (std::size_t k = 1; k < ilp; ++k) partial[0] += partial[k];
+  return partial[0];
+}
+
+inline float torch_sum_f32(std::span<const float> row) {
+  constexpr std::int64_t lanes = torch_sum_lanes;
+  const auto n = static_cast<std::int64_t>(row.size());
+  if (n < lanes)  // too short to vectorise: the scalar row_sum
+    return torch_row_sum<float>(n, [&](std::int64_t i) { return row[static_cast<std::size_t>(i)]; });
+  using vec = lane_vector<lanes>;
+  const std::int64_t vectors = n / lanes;
+  const vec lane_sums = torch_row_sum<vec>(vectors, [&](std::int64_t v) {
+    vec loaded;
+    for (std::int64_t k = 0; k < lanes; ++k) loaded.lane[k] = row[static_cast<std::size_t>(v * lanes + k)];
+    return loaded;
+  });
+  float total = 0.0f;
+  for (std::int64_t i = vectors * lanes; i < n; ++i) total += row[static_cast<std::size_t>(i)];
+  for (std::int64_t k = 0; k < lanes; ++k) total += lane_sums.lane[k];
+  return total;
 }
 
 inline void check_nchw(std::string_view quantizer, shape_view shape, std::size_t x_size) {
@@ -564,12 +632,13 @@ inline void check_nchw(std::string_view quantizer, shape_view shape, std::size_t
 //   bipolar=true : y = +1 where x >= 0 (-0.0 too), else -1 (NaN too); any shape;
 //   bipolar=false: 4-D only, y = mean(|x[n]|) where x > 0, else 0 (0*mean: NaN if the mean is not finite).
 // stochastic=true draws random numbers in MASE and is not supported.
-inline void binary_quantizer(std::span<const float> x, shape_view shape, std::span<float> y,
-                             bool stochastic = false, bool bipolar = false) {
+inline void binary_quantizer(std::span<const float> x, shape_view shape, std::span<float> y, bool stochastic = false,
+                             bool bipolar = false) {
   constexpr std::string_view name = "binary_quantizer";
   detail::check_sizes(name, x.size(), y.size());
-  require(!stochastic, "binary_quantizer: stochastic=true draws random numbers in MASE, so no output is "
-                       "reproducible; use stochastic=false");
+  require(!stochastic,
+          "binary_quantizer: stochastic=true draws random numbers in MASE, so no output is "
+          "reproducible; use stochastic=false");
   if (bipolar) {
     detail::check_shape(name, shape, x.size());
     for (std::size_t i = 0; i < x.size(); ++i) y[i] = x[i] >= 0.0f ? 1.0f : -1.0f;
@@ -577,15 +646,13 @@ inline void binary_quantizer(std::span<const float> x, shape_view shape, std::sp
   }
   detail::check_nchw(name, shape, x.size());
   const std::int64_t samples = shape[0];
-  const std::int64_t per_sample = shape[1] * shape[2] * shape[3];
+  const auto per_sample = static_cast<std::size_t>(shape[1] * shape[2] * shape[3]);
+  std::vector<float> magnitudes(per_sample);
   for (std::int64_t n = 0; n < samples; ++n) {
-    const std::size_t base = static_cast<std::size_t>(n * per_sample);
-    const float sum = detail::sum_f32(per_sample, [&](std::int64_t k) { return std::fabs(x[base + static_cast<std::size_t>(k)]); });
-    const float alpha = sum / static_cast<float>(per_sample);  // torch.mean = sum / numel
-    for (std::int64_t k = 0; k < per_sample; ++k) {
-      const std::size_t i = base + static_cast<std::size_t>(k);
-      y[i] = (x[i] > 0.0f ? 1.0f : 0.0f) * alpha;
-    }
+    const std::size_t base = static_cast<std::size_t>(n) * per_sample;
+    for (std::size_t k = 0; k < per_sample; ++k) magnitudes[k] = std::fabs(x[base + k]);
+    const float alpha = detail::torch_sum_f32(magnitudes) / static_cast<float>(per_sample);  // mean = sum / numel
+    for (std::size_t k = 0; k < per_sample; ++k) y[base + k] = (x[base + k] > 0.0f ? 1.0f : 0.0f) * alpha;
   }
 }
 
@@ -606,22 +673,24 @@ inline void ternary_quantizer(std::span<const float> x, shape_view shape, std::s
   detail::check_sizes(name, x.size(), y.size());
   detail::check_nchw(name, shape, x.size());
   const std::int64_t samples = shape[0];
-  const std::int64_t per_sample = shape[1] * shape[2] * shape[3];
+  const auto per_sample = static_cast<std::size_t>(shape[1] * shape[2] * shape[3]);
+  std::vector<float> magnitudes(per_sample), above(per_sample), above_magnitudes(per_sample);
   for (std::int64_t n = 0; n < samples; ++n) {
-    const std::size_t base = static_cast<std::size_t>(n * per_sample);
-    const auto at = [&](std::int64_t k) { return x[base + static_cast<std::size_t>(k)]; };
-    const float abs_sum = detail::sum_f32(per_sample, [&](std::int64_t k) { return std::fabs(at(k)); });
-    const float delta = 0.75f * abs_sum / static_cast<float>(per_sample);
+    const std::size_t base = static_cast<std::size_t>(n) * per_sample;
+    for (std::size_t k = 0; k < per_sample; ++k) magnitudes[k] = std::fabs(x[base + k]);
+    const float delta = 0.75f * detail::torch_sum_f32(magnitudes) / static_cast<float>(per_sample);
     float alpha = 1.0f;
     if (scaling_factor) {
-      const float above = detail::sum_f32(per_sample, [&](std::int64_t k) { return std::fabs(at(k)) > delta ? 1.0f : 0.0f; });
-      const float above_sum = detail::sum_f32(
-          per_sample, [&](std::int64_t k) { return (std::fabs(at(k)) > delta ? 1.0f : 0.0f) * std::fabs(at(k)); });
-      alpha = above_sum / above;
+      for (std::size_t k = 0; k < per_sample; ++k) {
+        above[k] = magnitudes[k] > delta ? 1.0f : 0.0f;
+        above_magnitudes[k] = above[k] * magnitudes[k];  // 0 * inf = NaN, as in MASE
+      }
+      alpha = detail::torch_sum_f32(above_magnitudes) / detail::torch_sum_f32(above);
     }
-    for (std::int64_t k = 0; k < per_sample; ++k) {
-      const float ternary = (at(k) > delta ? 1.0f : 0.0f) + (at(k) < -delta ? -1.0f : 0.0f);
-      y[base + static_cast<std::size_t>(k)] = scaling_factor ? ternary * alpha : ternary;
+    for (std::size_t k = 0; k < per_sample; ++k) {
+      const float v = x[base + k];
+      const float ternary = (v > delta ? 1.0f : 0.0f) + (v < -delta ? -1.0f : 0.0f);
+      y[base + k] = scaling_factor ? ternary * alpha : ternary;
     }
   }
 }
@@ -644,13 +713,13 @@ inline void residual_sign_quantizer(int levels, std::span<const float> means, st
   require(levels >= 1 && levels <= 3, "residual_sign_quantizer: levels=" + std::to_string(levels) +
                                           " is not handled by MASE (it returns the integer 0); use 1, 2 or 3");
   require(means.size() >= static_cast<std::size_t>(levels),
-          "residual_sign_quantizer: means has " + std::to_string(means.size()) + " entries for levels=" +
-              std::to_string(levels) + "; pass one mean per level");
+          "residual_sign_quantizer: means has " + std::to_string(means.size()) +
+              " entries for levels=" + std::to_string(levels) + "; pass one mean per level");
   detail::check_shape(name, shape, x.size());
   const std::size_t n = x.size();
   require(output.size() == n * static_cast<std::size_t>(levels),
-          "residual_sign_quantizer: output has " + std::to_string(output.size()) + " elements; levels=" +
-              std::to_string(levels) + " of x's " + std::to_string(n) + " need " +
+          "residual_sign_quantizer: output has " + std::to_string(output.size()) +
+              " elements; levels=" + std::to_string(levels) + " of x's " + std::to_string(n) + " need " +
               std::to_string(n * static_cast<std::size_t>(levels)));
   for (std::size_t i = 0; i < n; ++i) {
     float residual = x[i];
@@ -665,8 +734,8 @@ inline void residual_sign_quantizer(int levels, std::span<const float> means, st
   }
 }
 
-inline std::vector<float> residual_sign_quantizer(int levels, std::span<const float> means,
-                                                  std::span<const float> x, shape_view shape) {
+inline std::vector<float> residual_sign_quantizer(int levels, std::span<const float> means, std::span<const float> x,
+                                                  shape_view shape) {
   std::vector<float> output(x.size() * static_cast<std::size_t>(std::max(levels, 1)));
   residual_sign_quantizer(levels, means, x, shape, output);
   return output;
@@ -693,8 +762,7 @@ inline void mxint_hardware(std::span<const float> x, shape_view shape, std::span
   const std::int64_t p0 = parallelism.back();
   const std::int64_t t0 = shape.back();
   const std::int64_t t1 = shape.size() >= 2 ? shape[shape.size() - 2] : 1;
-  require(p1 >= 1 && p0 >= 1, "mxint_hardware: parallelism " + detail::shape_text(parallelism) +
-                                  " must be positive");
+  require(p1 >= 1 && p0 >= 1, "mxint_hardware: parallelism " + detail::shape_text(parallelism) + " must be positive");
   require(t1 % p1 == 0 && t0 % p0 == 0,
           "mxint_hardware: parallelism " + detail::shape_text(parallelism) + " does not tile the last two dims [" +
               std::to_string(t1) + ", " + std::to_string(t0) + "] of shape " + detail::shape_text(shape) +
@@ -710,8 +778,7 @@ inline void mxint_hardware(std::span<const float> x, shape_view shape, std::span
   const std::vector<float> maxima = block_max_abs(layout, x);
   for_each_block(layout, [&](std::int64_t block, std::span<const std::int64_t> elements, std::int64_t) {
     const float exponent = detail::clamp_by_numbers(
-        detail::ceil_f32(detail::log2_f32(maxima[static_cast<std::size_t>(block)])) - bias, exponent_min,
-        exponent_max);
+        detail::ceil_f32(detail::log2_f32(maxima[static_cast<std::size_t>(block)])) - bias, exponent_min, exponent_max);
     const float scale = detail::pow2(exponent);
     for (const std::int64_t index : elements) {
       const auto i = static_cast<std::size_t>(index);
@@ -743,23 +810,24 @@ struct mx_element_format {
 
 inline mx_element_format mx_element_format_from_string(std::string_view elem_format) {
   std::string key(elem_format);
-  std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(key.begin(), key.end(), key.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   struct entry {
     std::string_view name;
     int ebits, mbits, emax;
   };
   static constexpr entry table[] = {
-      {"int8", 0, 8, 0},          {"int4", 0, 4, 0},      {"int2", 0, 2, 0},     {"fp8_e5m2", 5, 4, 15},
-      {"fp8_e4m3", 4, 5, 8},      {"fp6_e3m2", 3, 4, 4},  {"fp6_e2m3", 2, 5, 2}, {"fp4_e2m1", 2, 3, 2},
-      {"fp4", 2, 3, 2},           {"float16", 5, 12, 15}, {"fp16", 5, 12, 15},   {"bfloat16", 8, 9, 127},
+      {"int8", 0, 8, 0},     {"int4", 0, 4, 0},      {"int2", 0, 2, 0},     {"fp8_e5m2", 5, 4, 15},
+      {"fp8_e4m3", 4, 5, 8}, {"fp6_e3m2", 3, 4, 4},  {"fp6_e2m3", 2, 5, 2}, {"fp4_e2m1", 2, 3, 2},
+      {"fp4", 2, 3, 2},      {"float16", 5, 12, 15}, {"fp16", 5, 12, 15},   {"bfloat16", 8, 9, 127},
       {"bf16", 8, 9, 127},
   };
   for (const entry& e : table) {
     if (e.name != key) continue;
     // formats.py: 2^emax * (2^(mbits-1) - 1) / 2^(mbits-2), except fp8_e4m3's custom 1.75 * 2^8.
-    const double max_norm = key == "fp8_e4m3" ? std::ldexp(1.75, e.emax)
-                                              : std::ldexp(static_cast<double>((1 << (e.mbits - 1)) - 1),
-                                                           e.emax - (e.mbits - 2));
+    const double max_norm = key == "fp8_e4m3"
+                                ? std::ldexp(1.75, e.emax)
+                                : std::ldexp(static_cast<double>((1 << (e.mbits - 1)) - 1), e.emax - (e.mbits - 2));
     return {std::string(e.name), e.ebits, e.mbits, e.emax, max_norm};
   }
   throw error("mx: unknown elem_format \"" + std::string(elem_format) +
@@ -876,8 +944,9 @@ inline void mx_quantize(std::span<const float> x, shape_view shape, std::span<fl
   detail::check_width(name, "scale_bits", scale_bits, 1, 9);
   require(block_size >= 0, "mx_quantize: block_size=" + std::to_string(block_size) +
                                " must be >= 0 (0 shares one exponent along the whole axis)");
-  require(shared_exp_method == "max" || shared_exp_method == "none",
-          "mx_quantize: shared_exp_method=\"" + std::string(shared_exp_method) + "\" is unknown; use \"max\" or \"none\"");
+  require(
+      shared_exp_method == "max" || shared_exp_method == "none",
+      "mx_quantize: shared_exp_method=\"" + std::string(shared_exp_method) + "\" is unknown; use \"max\" or \"none\"");
   const auto rank = static_cast<std::int64_t>(shape.size());
   require(!axes.empty(), "mx_quantize: axes is empty; name the dims that share an exponent, e.g. {-1}");
   std::vector<std::int64_t> tile(shape.size(), 1);
@@ -900,8 +969,8 @@ inline void mx_quantize(std::span<const float> x, shape_view shape, std::span<fl
 
   // floor(log2(max + (max == 0) * 2^-126)), the subnormal flush, the offset and the range fix.
   const auto quantize_with = [&](float magnitude, std::span<const std::int64_t> elements) {
-    float shared_exp = detail::floor_f32(
-        detail::log2_f32(magnitude + min_normal_fp32 * (magnitude == 0.0f ? 1.0f : 0.0f)));
+    float shared_exp =
+        detail::floor_f32(detail::log2_f32(magnitude + min_normal_fp32 * (magnitude == 0.0f ? 1.0f : 0.0f)));
     const float keep = flush_fp32_subnorms ? (shared_exp > -127.0f ? 1.0f : 0.0f) : 1.0f;
     shared_exp = shared_exp - emax;
     if (shared_exp > scale_emax) shared_exp = detail::f32_nan;
