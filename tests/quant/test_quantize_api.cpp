@@ -57,6 +57,14 @@ TEST_CASE("compile-time descriptors run the same kernel as runtime formats") {
   quantize<negative_frac>(x, a);
   quantize(format(negative_frac), x, b);
   CHECK(same_bits(a, b));
+  constexpr block_fp_fmt bfp{.width = 6, .exp_bits = 8, .bias = 127, .block = {.cols = 8}};
+  const std::int64_t shape[] = {10, 100};
+  quantize<bfp>(x, shape, a);
+  quantize(format(bfp), x, shape, b);
+  CHECK(same_bits(a, b));
+  quantize<formats::mxfp4>(x, shape, a);
+  quantize(format(formats::mxfp4), x, shape, b);
+  CHECK(same_bits(a, b));
   quantize<formats::e5m2>(x, a);
   quantize(format(formats::e5m2), x, b);
   CHECK(same_bits(a, b));

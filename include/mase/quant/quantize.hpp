@@ -30,6 +30,18 @@ inline void quantize(const format& f, std::span<const float> in, std::span<const
   });
 }
 
+// A descriptor known at compile time, of any family: validated by the compiler.
+template <auto Fmt>
+  requires format_descriptor<decltype(Fmt)>
+void quantize(std::span<const float> in, std::span<const std::int64_t> shape, std::span<float> out) {
+  static_assert((check(Fmt), true));
+  if constexpr (elementwise_descriptor<decltype(Fmt)>) {
+    quantize(Fmt, in, out);
+  } else {
+    quantize(Fmt, in, shape, out);
+  }
+}
+
 // A flat tensor of one dim.
 inline void quantize(const format& f, std::span<const float> in, std::span<float> out) {
   const std::int64_t shape[] = {static_cast<std::int64_t>(in.size())};
