@@ -221,7 +221,8 @@ concept fixed_point = is_fixed_v<std::remove_cvref_t<T>>;
 
 namespace detail {
 
-template <fixed_point A, fixed_point B>
+// a's raw value in units of 2^-to_frac (to_frac >= a's frac; the caller's result type fits).
+template <fixed_point A>
 constexpr std::int64_t aligned_raw(const A& a, int to_frac) noexcept {
   return static_cast<std::int64_t>(a.raw()) * (std::int64_t{1} << (to_frac - A::format.frac));
 }
@@ -246,21 +247,21 @@ template <fixed_point A, fixed_point B>
 constexpr auto operator+(const A& a, const B& b) noexcept {
   constexpr fixed_fmt r = sum_format(A::format, B::format);
   detail::require_fits_word<r>();
-  return fixed_of<r>::from_raw(detail::aligned_raw<A, B>(a, r.frac) + detail::aligned_raw<B, A>(b, r.frac));
+  return fixed_of<r>::from_raw(detail::aligned_raw(a, r.frac) + detail::aligned_raw(b, r.frac));
 }
 
 template <fixed_point A, fixed_point B>
 constexpr auto operator-(const A& a, const B& b) noexcept {
   constexpr fixed_fmt r = difference_format(A::format, B::format);
   detail::require_fits_word<r>();
-  return fixed_of<r>::from_raw(detail::aligned_raw<A, B>(a, r.frac) - detail::aligned_raw<B, A>(b, r.frac));
+  return fixed_of<r>::from_raw(detail::aligned_raw(a, r.frac) - detail::aligned_raw(b, r.frac));
 }
 
 // Comparison is exact across formats: both sides are aligned to the finer step.
 template <fixed_point A, fixed_point B>
 constexpr std::strong_ordering operator<=>(const A& a, const B& b) noexcept {
   constexpr int frac = std::max(A::format.frac, B::format.frac);
-  return detail::aligned_raw<A, B>(a, frac) <=> detail::aligned_raw<B, A>(b, frac);
+  return detail::aligned_raw(a, frac) <=> detail::aligned_raw(b, frac);
 }
 
 template <fixed_point A, fixed_point B>
