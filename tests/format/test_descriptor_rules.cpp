@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -50,8 +51,11 @@ TEST_CASE("minifloat_fmt rules") {
   rejects(mf(4, -1, 7), "mantissa width cannot be negative");
   rejects(mf(9, 3, 7), "at most 8 exponent and 23 mantissa bits");
   rejects(mf(5, 24, 15), "at most 8 exponent and 23 mantissa bits");
-  rejects(mf(1, 3, 0, special_values::ieee, false), "one exponent bit");
-  rejects(mf(1, 0, 0, special_values::nan_only, false), "NaN-only format needs at least two");
+  rejects(mf(1, 3, 0, special_values::ieee, false), "no normal binade");   // field 1 is all inf/NaN
+  rejects(mf(1, 3, 0, special_values::ieee, true), "no normal binade");    // saturating does not help
+  rejects(mf(1, 0, 0, special_values::nan_only, false), "no normal binade");  // field 1 is the NaN
+  CHECK_NOTHROW(check(mf(2, 0, 1, special_values::nan_only, false)));         // ±{0, 1, 2}, field 3 = NaN
+  rejects(mf(5, 0, 15, special_values::ieee, false), "tell NaN from inf");
   rejects(mf(4, 3, 7, special_values::finite, false), "must saturate on overflow");
   // emax <= 127: an 8-bit exponent with bias 127 is float32's range only if the top exponent is reserved
   CHECK_NOTHROW(check(mf(8, 7, 127, special_values::ieee, false)));
@@ -69,7 +73,7 @@ TEST_CASE("log_fmt rules") {
   CHECK_NOTHROW(check(log_fmt{.width = 8, .bias = 0}));    // emax = 127
   CHECK_NOTHROW(check(log_fmt{.width = 8, .bias = default_log_bias(8)}));
   rejects(log_fmt{.width = 1, .bias = 0}, "at least 2 bits");
-  rejects(log_fmt{.width = 17, .bias = 0}, "at most 16 bits");
+  rejects(log_fmt{.width = 9, .bias = 127}, "at most 8 bits");
   rejects(log_fmt{.width = 8, .bias = 128}, "outside float32");
   rejects(log_fmt{.width = 8, .bias = -1}, "outside float32");
 }
@@ -77,9 +81,11 @@ TEST_CASE("log_fmt rules") {
 TEST_CASE("binary, ternary and residual_sign rules") {
   CHECK_NOTHROW(check(binary_fmt{}));
   CHECK_NOTHROW(check(ternary_fmt{.threshold = 0.0}));
-  CHECK_NOTHROW(check(ternary_fmt{.threshold = std::numeric_limits<double>::infinity()}));
-  rejects(ternary_fmt{.threshold = -0.5}, "non-negative");
-  rejects(ternary_fmt{.threshold = std::numeric_limits<double>::quiet_NaN()}, "non-negative");
+  CHECK_NOTHROW(check(ternary_fmt{.threshold = std::nextafter(1.0, 0.0)}));
+  rejects(ternary_fmt{.threshold = 1.0}, "[0, 1)");  // +1 would quantize to 0
+  rejects(ternary_fmt{.threshold = std::numeric_limits<double>::infinity()}, "[0, 1)");
+  rejects(ternary_fmt{.threshold = -0.5}, "[0, 1)");
+  rejects(ternary_fmt{.threshold = std::numeric_limits<double>::quiet_NaN()}, "[0, 1)");
   for (int levels = 1; levels <= 4; ++levels) CHECK_NOTHROW(check(residual_sign_fmt{.levels = levels}));
   rejects(residual_sign_fmt{.levels = 0}, "between 1 and 4");
   rejects(residual_sign_fmt{.levels = 5}, "between 1 and 4");

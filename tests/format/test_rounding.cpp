@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 using namespace mase;
 
@@ -83,5 +84,34 @@ TEST_CASE("apply_overflow saturates, saturates symmetrically and wraps") {
     CHECK(((v - w) % 64) == 0);
     CHECK(w >= -32);
     CHECK(w <= 31);
+  }
+}
+
+TEST_CASE("values just above -1/2 and just below 1/2 round to zero in every nearest mode") {
+  // v - floor(v) is inexact here: -0x1.fffffep-2f + 1 rounds to 0.5 in float32.
+  for (rounding r : {rounding::half_up, rounding::half_down, rounding::half_toward_zero, rounding::half_away,
+                     rounding::half_even}) {
+    INFO(to_string(r));
+    CHECK(round_to_integer(-0x1.fffffep-2f, r) == 0.0f);
+    CHECK(round_to_integer(0x1.fffffep-2f, r) == 0.0f);
+    CHECK(round_to_integer(-0x1.fffffffffffffp-2, r) == 0.0);
+    CHECK(round_to_integer_reference(-0x1.fffffep-2f, r) == 0.0f);
+    CHECK(round_to_integer_reference(-0x1.fffffffffffffp-2, r) == 0.0);
+  }
+}
+
+TEST_CASE("infinities are integral in constant expressions") {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  STATIC_REQUIRE(round_to_integer<rounding::half_even>(inf) == inf);
+  STATIC_REQUIRE(round_to_integer<rounding::half_down>(-inf) == -inf);
+}
+
+TEST_CASE("large integral values are fixed points of every mode (f + 0.5 is inexact there)") {
+  for (rounding r : all_roundings) {
+    INFO(to_string(r));
+    for (float v : {0x1p23f, 0x1p23f + 1, 0x1p24f + 2, -0x1p23f - 1, 0x1.73ca3p+23f, -0x1.7038c6p+24f, 0x1p100f}) {
+      CHECK(round_to_integer(v, r) == v);
+      CHECK(round_to_integer(static_cast<double>(v) * 0x1p30, r) == static_cast<double>(v) * 0x1p30);
+    }
   }
 }

@@ -23,7 +23,8 @@ struct ternary_fmt {
 };
 
 constexpr void check(const ternary_fmt& f) {
-  MASE_FORMAT_RULE(f.threshold >= 0.0, "ternary: the threshold must be non-negative");
+  detail::format_rule(f.threshold >= 0.0 && f.threshold < 1.0,
+                      "ternary: the threshold must lie in [0, 1), so that -1, 0 and +1 quantize to themselves");
 }
 
 // x ≈ Σ_l s_l·|means[l]|, s_l = ±1 chosen greedily on the residual (residual >= 0 gives +1;
@@ -36,7 +37,7 @@ struct residual_sign_fmt {
 };
 
 constexpr void check(const residual_sign_fmt& f) {
-  MASE_FORMAT_RULE(f.levels >= 1 && f.levels <= 4, "residual_sign: levels must be between 1 and 4");
+  detail::format_rule(f.levels >= 1 && f.levels <= 4, "residual_sign: levels must be between 1 and 4");
 }
 
 }  // namespace mase

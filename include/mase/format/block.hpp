@@ -24,8 +24,8 @@ struct block_shape {
 };
 
 constexpr void check(const block_shape& b) {
-  MASE_FORMAT_RULE(b.cols >= 1 || b.cols == block_shape::full, "block: the block width must be at least 1 (or -1 for the whole dim)");
-  MASE_FORMAT_RULE(b.rows >= 1 || b.rows == block_shape::full, "block: the block height must be at least 1 (or -1 for the whole dim)");
+  detail::format_rule(b.cols >= 1 || b.cols == block_shape::full, "block: the block width must be at least 1 (or -1 for the whole dim)");
+  detail::format_rule(b.rows >= 1 || b.rows == block_shape::full, "block: the block height must be at least 1 (or -1 for the whole dim)");
 }
 
 // MSFP-style block floating point: a shared exponent (exp_bits, bias) per block and a
@@ -44,9 +44,9 @@ struct block_fp_fmt {
 };
 
 constexpr void check(const block_fp_fmt& f) {
-  MASE_FORMAT_RULE(f.width >= 2 && f.width <= 24, "block_fp: the width (sign + mantissa) must be between 2 and 24");
-  MASE_FORMAT_RULE(f.exp_bits >= 1 && f.exp_bits <= 8, "block_fp: the shared exponent must have 1 to 8 bits");
-  MASE_FORMAT_RULE(f.emin() - f.man_bits() >= -149 && f.emax() <= 128,
+  detail::format_rule(f.width >= 2 && f.width <= 24, "block_fp: the width (sign + mantissa) must be between 2 and 24");
+  detail::format_rule(f.exp_bits >= 1 && f.exp_bits <= 8, "block_fp: the shared exponent must have 1 to 8 bits");
+  detail::format_rule(f.emin() - f.man_bits() >= -149 && f.emax() <= 128,
                    "block_fp: the bias puts the exponent range outside float32");
   check(f.block);
 }
@@ -64,10 +64,10 @@ struct block_minifloat_fmt {
 };
 
 constexpr void check(const block_minifloat_fmt& f) {
-  MASE_FORMAT_RULE(f.exp_bits >= 1 && f.exp_bits <= 8, "block_minifloat: the element exponent must have 1 to 8 bits");
-  MASE_FORMAT_RULE(f.width - 1 - f.exp_bits >= 0 && f.width - 1 - f.exp_bits <= 23,
+  detail::format_rule(f.exp_bits >= 1 && f.exp_bits <= 8, "block_minifloat: the element exponent must have 1 to 8 bits");
+  detail::format_rule(f.width - 1 - f.exp_bits >= 0 && f.width - 1 - f.exp_bits <= 23,
                    "block_minifloat: width - 1 - exp_bits (the mantissa) must lie in [0, 23]");
-  MASE_FORMAT_RULE(f.bias_bits >= 1 && f.bias_bits <= 8, "block_minifloat: the bias must have 1 to 8 bits");
+  detail::format_rule(f.bias_bits >= 1 && f.bias_bits <= 8, "block_minifloat: the bias must have 1 to 8 bits");
   check(f.block);
 }
 
@@ -81,8 +81,8 @@ struct block_log_fmt {
 };
 
 constexpr void check(const block_log_fmt& f) {
-  MASE_FORMAT_RULE(f.width >= 2 && f.width <= 8, "block_log: the width must be between 2 and 8 bits");
-  MASE_FORMAT_RULE(f.bias_bits >= 1 && f.bias_bits <= 8, "block_log: the bias must have 1 to 8 bits");
+  detail::format_rule(f.width >= 2 && f.width <= 8, "block_log: the width must be between 2 and 8 bits");
+  detail::format_rule(f.bias_bits >= 1 && f.bias_bits <= 8, "block_log: the bias must have 1 to 8 bits");
   check(f.block);
 }
 
@@ -102,8 +102,8 @@ struct mxint_fmt {
 };
 
 constexpr void check(const mxint_fmt& f) {
-  MASE_FORMAT_RULE(f.width >= 2 && f.width <= 24, "mxint: the element width must be between 2 and 24");
-  MASE_FORMAT_RULE(f.exp_bits >= 2 && f.exp_bits <= 8, "mxint: the shared exponent must have 2 to 8 bits");
+  detail::format_rule(f.width >= 2 && f.width <= 24, "mxint: the element width must be between 2 and 24");
+  detail::format_rule(f.exp_bits >= 2 && f.exp_bits <= 8, "mxint: the shared exponent must have 2 to 8 bits");
   check(f.block);
 }
 
@@ -169,7 +169,7 @@ struct mx_fmt {
 };
 
 constexpr void check(const mx_fmt& f) {
-  MASE_FORMAT_RULE(f.block_size >= 1, "mx: the block size must be at least 1");
+  detail::format_rule(f.block_size >= 1, "mx: the block size must be at least 1");
 }
 
 namespace formats {

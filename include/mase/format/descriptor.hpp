@@ -11,16 +11,16 @@
 namespace mase {
 
 namespace detail {
-// Not constexpr on purpose: reaching it during constant evaluation makes the compiler stop at
-// the call, and its diagnostic quotes the line, which holds the message. At run time it throws.
+// Not constexpr on purpose: reaching it during constant evaluation makes the compiler stop, and
+// its diagnostic prints the call of format_rule below with the message as its argument.
+// At run time it throws.
 [[noreturn]] inline void invalid_format_descriptor(const char* message) { throw error(message); }
-}  // namespace detail
 
 // A format rule: when `ok` is false, the descriptor is rejected with `message`.
-#define MASE_FORMAT_RULE(ok, message) \
-  do {                                \
-    if (!(ok)) ::mase::detail::invalid_format_descriptor(message); \
-  } while (false)
+constexpr void format_rule(bool ok, const char* message) {
+  if (!ok) invalid_format_descriptor(message);
+}
+}  // namespace detail
 
 // 2^e as a floating value, exact for every e the type can represent as a normal number.
 template <class T>

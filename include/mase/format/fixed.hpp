@@ -34,9 +34,9 @@ inline constexpr int max_fixed_width = 63;  // raw words are int64_t; unsigned k
 inline constexpr int max_fixed_frac = 512;  // keeps 2^±frac a finite double
 
 constexpr void check(const fixed_fmt& f) {
-  MASE_FORMAT_RULE(f.width >= 1, "fixed: the width must be at least 1 bit");
-  MASE_FORMAT_RULE(f.width <= max_fixed_width, "fixed: the width must be at most 63 bits (raw values are held in int64_t)");
-  MASE_FORMAT_RULE(f.frac >= -max_fixed_frac && f.frac <= max_fixed_frac,
+  detail::format_rule(f.width >= 1, "fixed: the width must be at least 1 bit");
+  detail::format_rule(f.width <= max_fixed_width, "fixed: the width must be at most 63 bits (raw values are held in int64_t)");
+  detail::format_rule(f.frac >= -max_fixed_frac && f.frac <= max_fixed_frac,
                    "fixed: the fraction width must lie in [-512, 512]");
 }
 
@@ -70,7 +70,8 @@ constexpr fixed_fmt negation_format(const fixed_fmt& a) noexcept {
 // Accumulating n products of format p (a dot product): ceil(log2 n) more integer bits.
 constexpr fixed_fmt accumulator_format(const fixed_fmt& p, std::int64_t n) noexcept {
   int extra = 0;
-  while ((std::int64_t{1} << extra) < n) ++extra;
+  while (extra < 62 && (std::int64_t{1} << extra) < n) ++extra;
+  if (extra == 62 && (std::int64_t{1} << extra) < n) extra = 63;
   return {.width = p.width + extra, .frac = p.frac, .is_signed = p.is_signed};
 }
 
@@ -97,18 +98,27 @@ constexpr double exp2_double(int e) noexcept {
 // NaN maps to 0 and infinities to the saturation bounds, whatever the overflow mode.
 constexpr std::int64_t fixed_code_of(double v, const fixed_fmt& f) noexcept {
   const integer_range range = f.code_range();
+  const std::int64_t lowest = f.ovf == overflow::saturate_symmetric && f.is_signed ? -range.hi : range.lo;
   if (v != v) return 0;
-  const double scaled = v * exp2_double(f.frac);  // exact: a power of two
+  constexpr double infinity = std::numeric_limits<double>::infinity();
+  if (v == infinity || v == -infinity) return v > 0 ? range.hi : lowest;
+  double scaled = v * exp2_double(f.frac);  // exact unless it overflows or underflows
+  if (scaled == infinity || scaled == -infinity) {
+    // |v|·2^frac >= 2^1024 is a multiple of 2^(1024-53), so its low `width` bits are zero.
+    if (f.ovf == overflow::wrap) return 0;
+    return scaled > 0 ? range.hi : lowest;
+  }
+  if (scaled == 0 && v != 0) {
+    // Underflow: the exact value is non-zero and far below 1/2; keep its sign so that directed
+    // roundings (floor of a tiny negative is -1, ceil of a tiny positive is 1) still see it.
+    scaled = v > 0 ? std::numeric_limits<double>::denorm_min() : -std::numeric_limits<double>::denorm_min();
+  }
   const double rounded = round_to_integer_reference(scaled, f.round);
   constexpr double int64_limit = 9223372036854775808.0;  // 2^63
   if (rounded >= int64_limit || rounded < -int64_limit) {
-    if (f.ovf != overflow::wrap || rounded == std::numeric_limits<double>::infinity() ||
-        rounded == -std::numeric_limits<double>::infinity()) {
-      const std::int64_t bound = rounded > 0 ? range.hi : (f.ovf == overflow::saturate_symmetric && f.is_signed ? -range.hi : range.lo);
-      return bound;
-    }
-    // Wrapping a value beyond int64: only its low bits matter, and a double that large has
-    // at least 11 trailing zero bits. Reduce modulo 2^width exactly first.
+    if (f.ovf != overflow::wrap) return rounded > 0 ? range.hi : lowest;
+    // Wrapping a value beyond int64: only its low bits matter, and a double that large is a
+    // multiple of 2^11. Subtract multiples of 2^width (exact) until it fits.
     double reduced = rounded;
     const double modulus = exp2_double(f.width);
     while (reduced >= int64_limit || reduced < -int64_limit) {
@@ -119,6 +129,15 @@ constexpr std::int64_t fixed_code_of(double v, const fixed_fmt& f) noexcept {
     return apply_overflow(static_cast<std::int64_t>(reduced), f.width, f.is_signed, f.ovf);
   }
   return apply_overflow(static_cast<std::int64_t>(rounded), f.width, f.is_signed, f.ovf);
+}
+
+// Three-way comparison of x with y·2^shift (shift >= 0), exact for all int64 x, y.
+constexpr std::strong_ordering compare_scaled(std::int64_t x, std::int64_t y, int shift) noexcept {
+  if (y == 0) return x <=> 0;
+  const bool fits = shift < 63 && y <= (std::numeric_limits<std::int64_t>::max() >> shift) &&
+                    y >= (std::numeric_limits<std::int64_t>::min() >> shift);
+  if (!fits) return y > 0 ? std::strong_ordering::less : std::strong_ordering::greater;  // |y·2^shift| > any x
+  return x <=> y * (std::int64_t{1} << shift);
 }
 
 }  // namespace detail
@@ -257,11 +276,15 @@ constexpr auto operator-(const A& a, const B& b) noexcept {
   return fixed_of<r>::from_raw(detail::aligned_raw(a, r.frac) - detail::aligned_raw(b, r.frac));
 }
 
-// Comparison is exact across formats: both sides are aligned to the finer step.
+// Comparison is exact across formats, whatever their steps.
 template <fixed_point A, fixed_point B>
 constexpr std::strong_ordering operator<=>(const A& a, const B& b) noexcept {
-  constexpr int frac = std::max(A::format.frac, B::format.frac);
-  return detail::aligned_raw(a, frac) <=> detail::aligned_raw(b, frac);
+  constexpr int shift = A::format.frac - B::format.frac;
+  if constexpr (shift >= 0) {
+    return detail::compare_scaled(a.raw(), b.raw(), shift);
+  } else {
+    return 0 <=> detail::compare_scaled(b.raw(), a.raw(), -shift);
+  }
 }
 
 template <fixed_point A, fixed_point B>

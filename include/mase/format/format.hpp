@@ -40,6 +40,11 @@ public:
     validate(descriptor);
   }
 
+  // Any descriptor held in a variant. Throws mase::error if it is invalid.
+  explicit format(const format_variant& descriptor) : value_(descriptor) {
+    std::visit([](const auto& d) { validate(d); }, descriptor);
+  }
+
   const format_variant& variant() const noexcept { return value_; }
 
   template <format_descriptor D>

@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <optional>
@@ -77,7 +78,7 @@ inline std::string to_string(const ternary_fmt& f) {
 }
 inline std::string to_string(const residual_sign_fmt& f) {
   std::string s = fmt::format("residual_sign<{}", f.levels);
-  for (int l = 0; l < f.levels; ++l) s += "," + detail::double_to_string(f.means[static_cast<std::size_t>(l)]);
+  for (int l = 0; l < f.levels; ++l) s += fmt::format(",{}", detail::double_to_string(f.means[static_cast<std::size_t>(l)]));
   return s + ">";
 }
 
@@ -100,10 +101,9 @@ inline std::string to_string(const mxint_fmt& f) {
 }
 inline std::string to_string(const mx_fmt& f) {
   std::string s = fmt::format("mx{}", to_string(f.element));
-  std::vector<std::string> options;
-  if (f.block_size != 32) options.push_back(std::to_string(f.block_size));
-  if (f.round != rounding::half_even) options.emplace_back(to_string(f.round));
-  if (!options.empty()) s += "<" + fmt::format("{}", fmt::join(options, ",")) + ">";
+  if (f.block_size != 32 && f.round != rounding::half_even) return fmt::format("{}<{},{}>", s, f.block_size, to_string(f.round));
+  if (f.block_size != 32) return fmt::format("{}<{}>", s, f.block_size);
+  if (f.round != rounding::half_even) return fmt::format("{}<{}>", s, to_string(f.round));
   return s;
 }
 
@@ -223,9 +223,10 @@ inline std::optional<mx_element> mx_element_named(std::string_view name) {
 
 }  // namespace detail
 
-// Parses any format string that to_string produces. Throws mase::error naming the string, the
-// part that is wrong and what was expected.
-inline format parse_format(std::string_view text) {
+namespace detail {
+
+// The descriptor a format string spells, not yet validated.
+inline format_variant parse_descriptor(std::string_view text) {
   const detail::format_tokens t = detail::tokenize_format(text);
   const auto& a = t.args;
   auto expect_args = [&](std::size_t lo, std::size_t hi, std::string_view example) {
@@ -234,7 +235,7 @@ inline format parse_format(std::string_view text) {
                               hi, example));
     }
   };
-  auto unknown_option = [&](std::string_view option, std::string_view allowed) -> format {
+  auto unknown_option = [&](std::string_view option, std::string_view allowed) -> format_variant {
     throw error(fmt::format("cannot parse format \"{}\": unknown option \"{}\" (allowed: {})", text, option, allowed));
   };
 
@@ -266,6 +267,12 @@ inline format parse_format(std::string_view text) {
     f.saturating = f.specials == special_values::finite || saturating_given;
     return f;
   }
+  constexpr std::string_view aliases[] = {"float16", "bfloat16", "e5m2", "e4m3", "e3m2", "e2m3", "e2m1", "binary", "mxfp4"};
+  if (t.has_brackets && std::find(std::begin(aliases), std::end(aliases), t.name) != std::end(aliases) &&
+      t.name != "mxfp4") {
+    throw error(fmt::format("cannot parse format \"{}\": {} takes no arguments; write just {}", text, t.name, t.name));
+  }
+  if (t.name == "mxfp4" && !t.has_brackets) return formats::mxfp4;  // OCP's name; the element is e2m1
   if (!t.has_brackets) {
     if (t.name == "float16") return formats::float16;
     if (t.name == "bfloat16") return formats::bfloat16;
@@ -335,7 +342,7 @@ inline format parse_format(std::string_view text) {
     return f;
   }
   if (t.name.starts_with("mx")) {
-    if (auto element = detail::mx_element_named(std::string_view(t.name).substr(2))) {
+    if (auto element = detail::mx_element_named(t.name == "mxfp4" ? "fp4_e2m1" : std::string_view(t.name).substr(2))) {
       mx_fmt f{.element = *element};
       if (t.has_brackets) {
         expect_args(1, 2, "mxfp8_e4m3<16> or mxint8<32,half_away>");
@@ -352,6 +359,19 @@ inline format parse_format(std::string_view text) {
       "e4m3, e3m2, e2m3, e2m1, log, binary, ternary, residual_sign, block_fp, block_minifloat, block_log, mxint, "
       "mxint8, mxint4, mxint2, mxfp8_e4m3, mxfp8_e5m2, mxfp6_e3m2, mxfp6_e2m3, mxfp4_e2m1)",
       text, t.name));
+}
+
+}  // namespace detail
+
+// Parses any format string that to_string produces. Throws mase::error naming the string, the
+// part that is wrong and what was expected.
+inline format parse_format(std::string_view text) {
+  const format_variant descriptor = detail::parse_descriptor(text);
+  try {
+    return format(descriptor);
+  } catch (const error& e) {
+    throw error(fmt::format("cannot parse format \"{}\": {}", text, e.what()));
+  }
 }
 
 }  // namespace mase

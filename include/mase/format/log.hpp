@@ -22,9 +22,9 @@ struct log_fmt {
 constexpr int default_log_bias(int width) noexcept { return (1 << (width - 2)) - 1; }
 
 constexpr void check(const log_fmt& f) {
-  MASE_FORMAT_RULE(f.width >= 2, "log: the width must be at least 2 bits (sign and exponent)");
-  MASE_FORMAT_RULE(f.width <= 16, "log: the width must be at most 16 bits");
-  MASE_FORMAT_RULE(f.emax() <= 127 && f.emin() >= -126,
+  detail::format_rule(f.width >= 2, "log: the width must be at least 2 bits (sign and exponent)");
+  detail::format_rule(f.width <= 8, "log: the width must be at most 8 bits (2^(width-1) exponent codes must fit float32's exponents)");
+  detail::format_rule(f.emax() <= 127 && f.emin() >= -126,
                    "log: the bias puts the exponent range outside float32's normal range");
 }
 

@@ -31,14 +31,17 @@ struct minifloat_fmt {
   constexpr int bits() const noexcept { return 1 + exp_bits + man_bits; }
   // Exponent of the smallest normal binade.
   constexpr int emin() const noexcept { return 1 - bias; }
-  // Exponent of the largest binade that holds finite numbers.
-  constexpr int emax() const noexcept {
-    return (1 << exp_bits) - 1 - bias - (specials == special_values::ieee ? 1 : 0);
+  // Whether the top exponent field holds numbers: always in finite formats; in NaN-only formats
+  // all but the all-ones mantissa (none when there is no mantissa); never in IEEE formats.
+  constexpr bool top_field_holds_numbers() const noexcept {
+    return specials == special_values::finite || (specials == special_values::nan_only && man_bits > 0);
   }
+  // Exponent of the largest binade that holds finite numbers.
+  constexpr int emax() const noexcept { return (1 << exp_bits) - 1 - bias - (top_field_holds_numbers() ? 0 : 1); }
   // Largest finite magnitude, as the integer mantissa of the top binade (scaled by 2^(emax-man_bits)).
   constexpr std::int64_t max_mantissa() const noexcept {
     const std::int64_t all_ones = (std::int64_t{2} << man_bits) - 1;  // 1.11…1 in units of the last place
-    return specials == special_values::nan_only ? all_ones - 1 : all_ones;
+    return specials == special_values::nan_only && man_bits > 0 ? all_ones - 1 : all_ones;
   }
   constexpr double max_value() const noexcept {
     double v = static_cast<double>(max_mantissa());
@@ -51,22 +54,22 @@ struct minifloat_fmt {
 };
 
 constexpr void check(const minifloat_fmt& f) {
-  MASE_FORMAT_RULE(f.exp_bits >= 1, "minifloat: at least one exponent bit is needed");
-  MASE_FORMAT_RULE(f.man_bits >= 0, "minifloat: the mantissa width cannot be negative");
-  MASE_FORMAT_RULE(f.exp_bits <= 8 && f.man_bits <= 23,
-                   "minifloat: at most 8 exponent and 23 mantissa bits (every value must be a float32)");
-  MASE_FORMAT_RULE(f.specials != special_values::ieee || f.exp_bits >= 2 || f.saturating,
-                   "minifloat: with one exponent bit, reserving the top exponent for inf/NaN leaves no numbers");
-  MASE_FORMAT_RULE(!(f.specials == special_values::nan_only && f.exp_bits + f.man_bits < 2),
-                   "minifloat: a NaN-only format needs at least two exponent+mantissa bits");
-  MASE_FORMAT_RULE(f.specials != special_values::finite || f.saturating,
-                   "minifloat: a format without inf/NaN codes must saturate on overflow");
-  MASE_FORMAT_RULE(f.emax() >= f.emin() - 1, "minifloat: the bias leaves no finite binade");
-  MASE_FORMAT_RULE(f.emax() <= 127, "minifloat: the bias puts the largest value beyond float32 (emax must be <= 127)");
-  MASE_FORMAT_RULE(f.emin() >= -126,
-                   "minifloat: the bias puts the normal range below float32's (1 - bias must be >= -126)");
-  MASE_FORMAT_RULE(f.emin() - f.man_bits >= -149 || !f.subnormals,
-                   "minifloat: the smallest subnormal is below float32's (1 - bias - man_bits must be >= -149)");
+  detail::format_rule(f.exp_bits >= 1, "minifloat: at least one exponent bit is needed");
+  detail::format_rule(f.man_bits >= 0, "minifloat: the mantissa width cannot be negative");
+  detail::format_rule(f.exp_bits <= 8 && f.man_bits <= 23,
+                      "minifloat: at most 8 exponent and 23 mantissa bits (every value must be a float32)");
+  detail::format_rule(f.specials != special_values::ieee || f.man_bits >= 1,
+                      "minifloat: an IEEE-style format needs a mantissa bit to tell NaN from inf");
+  detail::format_rule(f.specials != special_values::finite || f.saturating,
+                      "minifloat: a format without inf/NaN codes must saturate on overflow");
+  detail::format_rule(f.emax() >= f.emin(),
+                      "minifloat: no normal binade is left once the top exponent holds inf/NaN; add an exponent bit");
+  detail::format_rule(f.emax() <= 127,
+                      "minifloat: the bias puts the largest value beyond float32 (emax must be <= 127)");
+  detail::format_rule(f.emin() >= -126,
+                      "minifloat: the bias puts the normal range below float32's (1 - bias must be >= -126)");
+  detail::format_rule(f.emin() - f.man_bits >= -149 || !f.subnormals,
+                      "minifloat: the smallest subnormal is below float32's (1 - bias - man_bits must be >= -149)");
 }
 
 // Named formats. OCP: "OCP 8-bit Floating Point Specification (OFP8)" and "OCP Microscaling

@@ -105,12 +105,13 @@ constexpr T floor_constexpr(T v) noexcept {
   return truncated > v ? truncated - T(1) : truncated;
 }
 
+// Where v lies between its floor f and f + 1. Compares v with f + 0.5, which is exact (v - f
+// is not: for v just above -0.5, v + 1 needs one more bit than v has). ±inf are integral.
 template <std::floating_point T>
-constexpr fraction classify_fraction(T fractional_part) noexcept {
-  return fractional_part == T(0)     ? fraction::zero
-         : fractional_part < T(0.5)  ? fraction::below_half
-         : fractional_part == T(0.5) ? fraction::half
-                                     : fraction::above_half;
+constexpr fraction classify_fraction(T v, T f) noexcept {
+  if (v == f) return fraction::zero;
+  const T midpoint = f + T(0.5);
+  return v < midpoint ? fraction::below_half : v == midpoint ? fraction::half : fraction::above_half;
 }
 
 }  // namespace detail
@@ -121,10 +122,9 @@ constexpr fraction classify_fraction(T fractional_part) noexcept {
 template <std::floating_point T>
 constexpr T round_to_integer_reference(T v, rounding r) noexcept {
   const T f = detail::floor_constexpr(v);
-  const T frac = v - f;  // exact: both lie in the same binade or frac is 0
   const T half_f = f * T(0.5);
   const bool odd = detail::floor_constexpr(half_f) != half_f;
-  return rounds_up(r, detail::classify_fraction(frac), odd, v < T(0)) ? f + T(1) : f;
+  return rounds_up(r, detail::classify_fraction(v, f), odd, v < T(0)) ? f + T(1) : f;
 }
 
 // Fast, vectorisable spelling of the same rule for a mode known at compile time.
@@ -142,17 +142,18 @@ constexpr T round_to_integer(T v) noexcept {
     return std::nearbyint(v);  // default floating-point environment: ties to even
   } else if constexpr (R == rounding::half_away) {
     return std::round(v);
-  } else if constexpr (R == rounding::half_up) {
+  } else {
+    // f + 0.5 is exact whenever v is not an integer (|v| < 2^(p-1)); integers return first,
+    // as for large v f + 0.5 rounds.
     const T f = std::floor(v);
-    return (v - f) >= T(0.5) ? f + T(1) : f;
-  } else if constexpr (R == rounding::half_down) {
-    const T f = std::floor(v);
-    return (v - f) > T(0.5) ? f + T(1) : f;
-  } else {  // half_toward_zero
-    const T c = std::ceil(v);
-    const T f = std::floor(v);
-    const T frac = v - f;
-    return frac > T(0.5) ? c : frac < T(0.5) ? f : (v < T(0) ? c : f);
+    const T midpoint = f + T(0.5);
+    if constexpr (R == rounding::half_up) {
+      return v != f && v >= midpoint ? f + T(1) : f;
+    } else if constexpr (R == rounding::half_down) {
+      return v != f && v > midpoint ? f + T(1) : f;
+    } else {  // half_toward_zero
+      return v != f && (v > midpoint || (v == midpoint && v < T(0))) ? f + T(1) : f;
+    }
   }
 }
 

@@ -7,8 +7,8 @@
 // (every such value is a float32); wider formats round the value to the nearest float32.
 //
 // Non-finite inputs: NaN stays NaN; ±inf saturate to the largest / smallest value, in every
-// overflow mode (wrap included: an infinite value has no low bits). -0.0 and inputs that round
-// to zero give +0.0 unless the rounding leaves a negative zero (x * 2^frac rounds to -0.0).
+// overflow mode (wrap included: an infinite value has no low bits). A zero result may be -0.0
+// for a negative input (two's complement has one zero: it encodes as 0 either way).
 
 #include <mase/format/fixed.hpp>
 
@@ -27,9 +27,11 @@ constexpr bool fixed_exact_in_float(const fixed_fmt& f) noexcept {
   return f.frac >= 0 && f.frac <= 126 && f.width <= 24;
 }
 
+// r: a rounded scaled value; x: the input it came from. An infinite x saturates; a finite x
+// whose scaled value overflowed to inf is a multiple of 2^width (see fixed_code_of), so it wraps to 0.
 template <class T>
-T wrap_to_range(T r, const integer_range& range, int width) noexcept {
-  if (std::isinf(r)) return r > 0 ? static_cast<T>(range.hi) : static_cast<T>(range.lo);
+T wrap_to_range(T r, float x, const integer_range& range, int width) noexcept {
+  if (std::isinf(r)) return std::isinf(x) ? (r > 0 ? static_cast<T>(range.hi) : static_cast<T>(range.lo)) : T(0);
   const T modulus = static_cast<T>(std::ldexp(1.0, width));
   T m = std::fmod(r, modulus);  // exact
   if (m < static_cast<T>(range.lo)) m += modulus;
@@ -69,7 +71,7 @@ void quantize_fixed_kernel(const float* in, float* out, std::size_t n, const fix
     const integer_range range = f.code_range();
     for (std::size_t i = 0; i < n; ++i) {
       const T r = round_to_integer<R>(static_cast<T>(in[i]) * p.scale);
-      out[i] = static_cast<float>((std::isnan(r) ? r : wrap_to_range(r, range, f.width)) * p.unscale);
+      out[i] = static_cast<float>((std::isnan(r) ? r : wrap_to_range(r, in[i], range, f.width)) * p.unscale);
     }
     return;
   }

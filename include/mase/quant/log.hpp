@@ -22,10 +22,19 @@ inline constexpr float sqrt2_rounded_up = 0x1.6a09e8p+0f;
 static_assert(static_cast<double>(sqrt2_rounded_up) > 1.4142135623730951 &&
               static_cast<double>(0x1.6a09e6p+0f) < 1.4142135623730951);
 
-// The exponent log2|x| rounds to; below-range values come out < emin.
+// The exponent log2|x| rounds to, for finite non-zero x (zero gives a value below any emin).
+// Subnormal inputs are first normalised so that their exponent field is meaningful: their bits,
+// read as an integer, are |x|·2^149, which converts to float32 exactly. The choice between the
+// two is a mask blend on purpose: compilers turn a multiplication under a condition, or a
+// condition used twice, back into branches, and then the loops below do not vectorise.
 inline int nearest_log2(float x) noexcept {
-  const std::uint32_t bits = std::bit_cast<std::uint32_t>(x) & 0x7fffffffu;
-  const int k = static_cast<int>(bits >> 23) - 127;
+  const std::uint32_t magnitude = std::bit_cast<std::uint32_t>(x) & 0x7fffffffu;
+  const bool subnormal = magnitude < 0x00800000u;  // |x| < 2^-126 (zero too)
+  const auto normalised =
+      std::bit_cast<std::uint32_t>(static_cast<float>(static_cast<std::int32_t>(magnitude & 0x007fffffu)));
+  const std::uint32_t mask = 0u - static_cast<std::uint32_t>(subnormal);  // all ones for subnormals
+  const std::uint32_t bits = magnitude ^ ((magnitude ^ normalised) & mask);
+  const int k = static_cast<int>(bits >> 23) - 127 - static_cast<int>(149u & mask);
   const float mantissa = std::bit_cast<float>((bits & 0x7fffffu) | 0x3f800000u);
   return k + (mantissa >= sqrt2_rounded_up ? 1 : 0);
 }
@@ -35,7 +44,7 @@ inline void quantize_log_run(const float* in, float* out, std::size_t n, int emi
   for (std::size_t i = 0; i < n; ++i) {
     const float x = in[i];
     int e = nearest_log2(x);
-    const bool is_zero = e < emin;  // zero and float32 subnormals land here too (emin >= -126)
+    const bool is_zero = e < emin;  // zero lands here too
     e = e > emax ? emax : e;
     e = e < emin ? emin : e;
     const float magnitude = is_zero ? 0.0f : exp2i<float>(e);

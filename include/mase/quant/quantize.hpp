@@ -92,7 +92,7 @@ inline std::uint64_t encode(const format& f, float x) {
     if constexpr (elementwise_descriptor<std::remove_cvref_t<decltype(d)>>) {
       return encode(d, x);
     } else {
-      throw error("encode: " + to_string(f) + " is a block format; its codes need the block's shared exponent");
+      throw error(fmt::format("encode: {} is a block format; its codes need the block's shared exponent", to_string(f)));
     }
   });
 }
@@ -102,7 +102,7 @@ inline float decode(const format& f, std::uint64_t code) {
     if constexpr (elementwise_descriptor<std::remove_cvref_t<decltype(d)>>) {
       return decode(d, code);
     } else {
-      throw error("decode: " + to_string(f) + " is a block format; its codes need the block's shared exponent");
+      throw error(fmt::format("decode: {} is a block format; its codes need the block's shared exponent", to_string(f)));
     }
   });
 }
