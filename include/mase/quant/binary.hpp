@@ -29,13 +29,30 @@ inline std::uint64_t encode(const binary_fmt& f, float x) {
 
 inline float decode(const binary_fmt&, std::uint64_t code) noexcept { return (code & 1u) ? 1.0f : -1.0f; }
 
+namespace detail {
+
+// The largest float32 <= t (t >= 0). For a float x, x > t exactly when x > this, and x < -t
+// exactly when x < -this: no float lies strictly between it and t. So the ternary loop compares
+// in float32 (twice the lanes of double) with the result of comparing in double.
+inline float float_at_or_below(double t) noexcept {
+  float lo = static_cast<float>(t);
+  if (static_cast<double>(lo) > t) lo = std::nextafter(lo, 0.0f);
+  return lo;
+}
+
+inline void quantize_ternary_run(const float* in, float* out, std::size_t n, float t) noexcept {
+  for (std::size_t i = 0; i < n; ++i) {
+    const float x = in[i];
+    out[i] = x > t ? 1.0f : x < -t ? -1.0f : (x == x ? 0.0f : x);
+  }
+}
+
+}  // namespace detail
+
 inline void quantize(const ternary_fmt& f, std::span<const float> in, std::span<float> out) {
   require(in.size() == out.size(), "quantize(ternary): input and output sizes differ");
-  const double t = f.threshold;  // compared in double: exact for any threshold
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    const double x = in[i];
-    out[i] = x > t ? 1.0f : x < -t ? -1.0f : (x == x ? 0.0f : in[i]);
-  }
+  // Same as comparing double(x) with the double threshold, for any threshold.
+  detail::quantize_ternary_run(in.data(), out.data(), in.size(), detail::float_at_or_below(f.threshold));
 }
 
 // Two-bit two's complement: 0 -> 0b00, +1 -> 0b01, -1 -> 0b11.

@@ -19,6 +19,7 @@
 #include <mase/quant/minifloat.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -29,14 +30,24 @@ namespace mase {
 
 namespace detail {
 
-// Largest finite |x| of a block (0 if there is none). NaN and ±inf fail `a < inf`.
-inline float max_finite_abs(const float* x, std::size_t n) noexcept {
-  float m = 0.0f;
-  for (std::size_t i = 0; i < n; ++i) {
-    const float a = std::abs(x[i]);
-    m = (a < std::numeric_limits<float>::infinity() && a > m) ? a : m;
+// Largest finite |x| of a block (0 if there is none); NaN and ±inf take no part.
+// Computed on the bits, in a form compilers vectorise as an integer max reduction: the bits of
+// |x| order like the values, and adding 2^23 maps finite values to positive keys and inf / NaN
+// (bits >= 0x7f800000) to negative ones, which never beat the start value 0. `Size` is
+// std::size_t or a std::integral_constant for blocks whose length is known at compile time.
+template <class Size>
+inline float max_finite_abs(const float* x, Size n) noexcept {
+  const std::size_t count = n;
+  std::int32_t m = 0;
+  // Not unrolled: for a known length of 16, GCC would otherwise unroll the loop into scalar code
+  // before the vectoriser sees it.
+#pragma GCC unroll 1
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint32_t magnitude = std::bit_cast<std::uint32_t>(x[i]) & 0x7fffffffu;
+    const auto key = static_cast<std::int32_t>(magnitude + 0x00800000u);
+    m = key > m ? key : m;
   }
-  return m;
+  return std::bit_cast<float>(m == 0 ? 0u : static_cast<std::uint32_t>(m) - 0x00800000u);
 }
 
 inline std::vector<std::int64_t> block_size_vector(const block_shape& b) {
@@ -44,11 +55,19 @@ inline std::vector<std::int64_t> block_size_vector(const block_shape& b) {
   return {b.rows, b.cols};
 }
 
-// Runs `quantize_block(in, out, n)` over every block. Contiguous blocks are handed over where
-// they lie; tiles are gathered into a buffer and scattered back.
-template <class BlockFn>
-void for_each_block_run(const block_layout& layout, std::span<const float> in, std::span<float> out,
-                        BlockFn&& quantize_block) {
+// Runs every block in two steps: `choose(x, n)` reads a block and returns what its elements
+// share (an exponent or a bias), `apply(x, y, n, shared)` quantizes it. Contiguous blocks are
+// handed over where they lie, in batches: first the choices of up to 64 blocks, then their
+// quantization, so that the processor overlaps the short dependent chains of many blocks
+// (reduce, pick the exponent, scale) instead of waiting on one block's chain at a time. Tiles
+// are gathered into a buffer and scattered back. Full runs of 16 or 32 elements (MASE's and
+// OCP MX's usual blocks) pass n as a std::integral_constant: the block's loops then have a known
+// length, so they are unrolled and vectorised without remainder loops; `n` converts to
+// std::size_t wherever a run length is needed. `out` may be `in`: a block is read by its choice
+// and its quantization only, and written by the latter.
+template <class Choose, class Apply>
+void for_each_block_run(const block_layout& layout, std::span<const float> in, std::span<float> out, Choose&& choose,
+                        Apply&& apply) {
   require(static_cast<std::int64_t>(in.size()) == layout.element_count() && in.size() == out.size(),
           "quantize(block format): " + std::to_string(in.size()) + " input and " + std::to_string(out.size()) +
               " output values for shape " + shape_to_string(layout.shape));
@@ -58,11 +77,38 @@ void for_each_block_run(const block_layout& layout, std::span<const float> in, s
   if (runs_along_rows) {
     const auto row = static_cast<std::size_t>(layout.shape.back());
     const auto run = static_cast<std::size_t>(layout.tile.back());
-    for (std::size_t start = 0; start < in.size(); start += row) {
-      for (std::size_t c = 0; c < row; c += run) {
-        const std::size_t n = std::min(run, row - c);
-        quantize_block(in.data() + start + c, out.data() + start + c, n);
+    // `count` consecutive blocks of length `full` (a constant or `run`) from x and y on.
+    auto blocks = [&](const float* x, float* y, std::size_t count, auto full) {
+      using shared_t = decltype(choose(x, full));
+      constexpr std::size_t batch = 64;
+      shared_t shared[batch];
+      for (std::size_t first = 0; first < count; first += batch) {
+        const std::size_t size = std::min(batch, count - first);
+        const float* bx = x + first * full;
+        float* by = y + first * full;
+        for (std::size_t k = 0; k < size; ++k) shared[k] = choose(bx + k * full, full);
+        for (std::size_t k = 0; k < size; ++k) apply(bx + k * full, by + k * full, full, shared[k]);
       }
+    };
+    auto rows_of_runs = [&](auto full) {
+      if (row % full == 0) {  // the tensor is one sequence of full blocks
+        blocks(in.data(), out.data(), in.size() / full, full);
+        return;
+      }
+      for (std::size_t start = 0; start < in.size(); start += row) {
+        const std::size_t count = row / full;
+        blocks(in.data() + start, out.data() + start, count, full);
+        const std::size_t c = count * full;
+        const std::size_t rest = row - c;
+        apply(in.data() + start + c, out.data() + start + c, rest, choose(in.data() + start + c, rest));
+      }
+    };
+    if (run == 16) {
+      rows_of_runs(std::integral_constant<std::size_t, 16>{});
+    } else if (run == 32) {
+      rows_of_runs(std::integral_constant<std::size_t, 32>{});
+    } else {
+      rows_of_runs(run);
     }
     return;
   }
@@ -71,24 +117,38 @@ void for_each_block_run(const block_layout& layout, std::span<const float> in, s
     gathered.resize(elements.size());
     quantized.resize(elements.size());
     for (std::size_t k = 0; k < elements.size(); ++k) gathered[k] = in[static_cast<std::size_t>(elements[k])];
-    quantize_block(gathered.data(), quantized.data(), elements.size());
+    apply(gathered.data(), quantized.data(), elements.size(), choose(gathered.data(), elements.size()));
     for (std::size_t k = 0; k < elements.size(); ++k) out[static_cast<std::size_t>(elements[k])] = quantized[k];
   });
 }
 
+// Blocks whose scale leaves float32's range (extreme block maxima) run the double loops. They
+// are rare, so those loops stay out of line and the float32 loop inlines into the per-block code.
+template <rounding R>
+[[gnu::cold, gnu::noinline]] void quantize_fixed_run_double(const float* in, float* out, std::size_t n,
+                                                            const fixed_run_params<double>& p) noexcept {
+  quantize_fixed_run<R, double>(in, out, n, p);
+}
+
+template <rounding R>
+[[gnu::cold, gnu::noinline]] void quantize_minifloat_run_double(const float* in, float* out, std::size_t n,
+                                                                const minifloat_run_params<double>& p) noexcept {
+  quantize_minifloat_run<R, double>(in, out, n, p);
+}
+
 // Elements k·2^(e-m), |k| <= 2^m - 1 (sign-magnitude, or two's complement saturated
 // symmetrically): one fixed-point run with frac = m - e.
-template <rounding R>
-void quantize_scaled_integer_block(const float* in, float* out, std::size_t n, int man_bits, int e) noexcept {
+template <rounding R, class Size>
+[[gnu::always_inline]] inline void quantize_scaled_integer_block(const float* in, float* out, Size n, int man_bits,
+                                                                 int e) noexcept {
   const int frac = man_bits - e;
-  const double limit = std::ldexp(1.0, man_bits) - 1;
-  if (frac >= 0 && frac <= 126) {
+  const double limit = exp2i<double>(man_bits) - 1;  // man_bits <= 23
+  if (frac >= 0 && frac <= 126) [[likely]] {
     const fixed_run_params<float> p{exp2i<float>(frac), exp2i<float>(-frac), static_cast<float>(-limit),
                                     static_cast<float>(limit)};
     quantize_fixed_run<R, float>(in, out, n, p);
   } else {
-    const fixed_run_params<double> p{exp2i<double>(frac), exp2i<double>(-frac), -limit, limit};
-    quantize_fixed_run<R, double>(in, out, n, p);
+    quantize_fixed_run_double<R>(in, out, n, {exp2i<double>(frac), exp2i<double>(-frac), -limit, limit});
   }
 }
 
@@ -97,17 +157,17 @@ template <rounding R>
 int exponent_holding(float amax, int man_bits) noexcept {
   int e = floor_log2_bits(amax) + 1;  // amax < 2^e
   const double mantissa = round_to_integer<R>(static_cast<double>(amax) * exp2i<double>(man_bits - e));
-  return mantissa > std::ldexp(1.0, man_bits) - 1 ? e + 1 : e;
+  return mantissa > exp2i<double>(man_bits) - 1 ? e + 1 : e;
 }
 
-template <rounding R>
-void quantize_minifloat_block(const float* in, float* out, std::size_t n, int emin, int emax, int man_bits,
-                              double max_value) noexcept {
-  if (minifloat_run_fits_float(emin, emax, man_bits)) {
+template <rounding R, class Size>
+[[gnu::always_inline]] inline void quantize_minifloat_block(const float* in, float* out, Size n, int emin, int emax,
+                                                            int man_bits, double max_value) noexcept {
+  if (minifloat_run_fits_float(emin, emax, man_bits)) [[likely]] {
     const auto m = static_cast<float>(max_value);
     quantize_minifloat_run<R, float>(in, out, n, {emin, emax, man_bits, m, m, true});
   } else {
-    quantize_minifloat_run<R, double>(in, out, n, {emin, emax, man_bits, max_value, max_value, true});
+    quantize_minifloat_run_double<R>(in, out, n, {emin, emax, man_bits, max_value, max_value, true});
   }
 }
 
@@ -122,12 +182,14 @@ inline void quantize(const block_fp_fmt& f, std::span<const float> in, std::span
   with_rounding(f.round, [&](auto mode) {
     constexpr rounding R = decltype(mode)::value;
     const int m = f.man_bits();
-    detail::for_each_block_run(layout, in, out, [&](const float* x, float* y, std::size_t n) {
-      const float amax = detail::max_finite_abs(x, n);
-      int e = amax == 0.0f ? f.emin() : detail::exponent_holding<R>(amax, m);
-      e = std::clamp(e, f.emin(), f.emax());
-      detail::quantize_scaled_integer_block<R>(x, y, n, m, e);
-    });
+    detail::for_each_block_run(
+        layout, in, out,
+        [&](const float* x, auto n) {
+          const float amax = detail::max_finite_abs(x, n);
+          const int e = amax == 0.0f ? f.emin() : detail::exponent_holding<R>(amax, m);
+          return std::clamp(e, f.emin(), f.emax());
+        },
+        [&](const float* x, float* y, auto n, int e) { detail::quantize_scaled_integer_block<R>(x, y, n, m, e); });
   });
 }
 
@@ -142,15 +204,20 @@ inline void quantize(const block_minifloat_fmt& f, std::span<const float> in, st
   const int top_field = (1 << f.exp_bits) - 1;
   // Largest bias that keeps every element a float32 (emin >= -126, subnormals >= 2^-149).
   const int max_bias = std::min({(1 << f.bias_bits) - 1, 127, 150 - m});
-  detail::for_each_block_run(layout, in, out, [&](const float* x, float* y, std::size_t n) {
-    const float amax = detail::max_finite_abs(x, n);
-    // The top binade exponent that holds amax after rounding (minifloats carry into the next binade).
-    const int top = amax == 0.0f ? 0 : detail::exponent_holding<rounding::half_even>(amax, m + 1) - 1;
-    const int bias = std::clamp(top_field - top, 0, max_bias);
-    const minifloat_fmt element{.exp_bits = f.exp_bits, .man_bits = m, .bias = bias};
-    detail::quantize_minifloat_block<rounding::half_even>(x, y, n, element.emin(), element.emax(), m,
-                                                          element.max_value());
-  });
+  detail::for_each_block_run(
+      layout, in, out,
+      [&](const float* x, auto n) {
+        const float amax = detail::max_finite_abs(x, n);
+        // The top binade exponent that holds amax after rounding (minifloats carry into the next binade).
+        const int top = amax == 0.0f ? 0 : detail::exponent_holding<rounding::half_even>(amax, m + 1) - 1;
+        return std::clamp(top_field - top, 0, max_bias);
+      },
+      [&](const float* x, float* y, auto n, int bias) {
+        const minifloat_fmt element{.exp_bits = f.exp_bits, .man_bits = m, .bias = bias};
+        // element.max_value() without its loop: max_mantissa · 2^(emax - m), exact in double.
+        const double max_value = static_cast<double>(element.max_mantissa()) * exp2i<double>(element.emax() - m);
+        detail::quantize_minifloat_block<rounding::half_even>(x, y, n, element.emin(), element.emax(), m, max_value);
+      });
 }
 
 // block_log: log elements (sign + width-1 exponent bits, code 0 = zero) with a per-block bias
@@ -162,13 +229,17 @@ inline void quantize(const block_log_fmt& f, std::span<const float> in, std::spa
   const block_layout layout = make_mase_block_layout(shape, block_size, f.block.skip_first_dim);
   const int top_code = (1 << (f.width - 1)) - 1;
   const int max_bias = std::min((1 << f.bias_bits) - 1, 127);  // keeps emin >= -126
-  detail::for_each_block_run(layout, in, out, [&](const float* x, float* y, std::size_t n) {
-    const float amax = detail::max_finite_abs(x, n);
-    const int top = amax == 0.0f ? 0 : detail::nearest_log2(amax);
-    const int bias = std::clamp(top_code - top, 0, max_bias);
-    const log_fmt element{.width = f.width, .bias = bias};
-    detail::quantize_log_run(x, y, n, element.emin(), std::min(element.emax(), 127));
-  });
+  detail::for_each_block_run(
+      layout, in, out,
+      [&](const float* x, auto n) {
+        const float amax = detail::max_finite_abs(x, n);
+        const int top = amax == 0.0f ? 0 : detail::nearest_log2(amax);
+        return std::clamp(top_code - top, 0, max_bias);
+      },
+      [&](const float* x, float* y, auto n, int bias) {
+        const log_fmt element{.width = f.width, .bias = bias};
+        detail::quantize_log_run(x, y, n, element.emin(), std::min(element.emax(), 127));
+      });
 }
 
 namespace detail {
@@ -186,11 +257,15 @@ inline block_layout mxint_layout(const mxint_fmt& f, std::span<const std::int64_
 
 // Two's-complement elements with width-2 fraction bits under a power-of-two scale 2^s,
 // s = floor(log2 amax) clamped to the scale's range: OCP MXINT, with any scale width.
-template <rounding R>
-void quantize_mx_integer_block(const float* in, float* out, std::size_t n, int width, int scale_emin,
-                               int scale_emax) noexcept {
+template <class Size>
+inline int mx_integer_scale(const float* in, Size n, int scale_emin, int scale_emax) noexcept {
   const float amax = max_finite_abs(in, n);
-  const int s = amax == 0.0f ? scale_emin : std::clamp(floor_log2_bits(amax), scale_emin, scale_emax);
+  return amax == 0.0f ? scale_emin : std::clamp(floor_log2_bits(amax), scale_emin, scale_emax);
+}
+
+template <rounding R, class Size>
+[[gnu::always_inline]] inline void quantize_mx_integer_block(const float* in, float* out, Size n, int width,
+                                                             int s) noexcept {
   // value = k · 2^(s - (width - 2)), |k| <= 2^(width-1) - 1
   quantize_scaled_integer_block<R>(in, out, n, width - 1, s + 1);
 }
@@ -205,9 +280,10 @@ inline void quantize(const mxint_fmt& f, std::span<const float> in, std::span<co
   const block_layout layout = detail::mxint_layout(f, shape);
   with_rounding(f.round, [&](auto mode) {
     constexpr rounding R = decltype(mode)::value;
-    detail::for_each_block_run(layout, in, out, [&](const float* x, float* y, std::size_t n) {
-      detail::quantize_mx_integer_block<R>(x, y, n, f.width, f.scale_emin(), f.scale_emax());
-    });
+    detail::for_each_block_run(
+        layout, in, out,
+        [&](const float* x, auto n) { return detail::mx_integer_scale(x, n, f.scale_emin(), f.scale_emax()); },
+        [&](const float* x, float* y, auto n, int s) { detail::quantize_mx_integer_block<R>(x, y, n, f.width, s); });
   });
 }
 
@@ -224,20 +300,29 @@ inline void quantize(const mx_fmt& f, std::span<const float> in, std::span<const
     constexpr rounding R = decltype(mode)::value;
     if (is_integer_element(f.element)) {
       const int width = integer_element_bits(f.element);
-      detail::for_each_block_run(layout, in, out, [&](const float* x, float* y, std::size_t n) {
-        detail::quantize_mx_integer_block<R>(x, y, n, width, mx_fmt::scale_emin, mx_fmt::scale_emax);
-      });
+      detail::for_each_block_run(
+          layout, in, out,
+          [&](const float* x, auto n) {
+            return detail::mx_integer_scale(x, n, mx_fmt::scale_emin, mx_fmt::scale_emax);
+          },
+          [&](const float* x, float* y, auto n, int s) { detail::quantize_mx_integer_block<R>(x, y, n, width, s); });
       return;
     }
     const minifloat_fmt element = element_minifloat(f.element);
     const int emax_element = element.emax();
-    detail::for_each_block_run(layout, in, out, [&](const float* x, float* y, std::size_t n) {
-      const float amax = detail::max_finite_abs(x, n);
-      const int s = amax == 0.0f ? mx_fmt::scale_emin
-                                 : std::clamp(floor_log2_bits(amax) - emax_element, mx_fmt::scale_emin, mx_fmt::scale_emax);
-      detail::quantize_minifloat_block<R>(x, y, n, element.emin() + s, element.emax() + s, element.man_bits,
-                                          std::ldexp(element.max_value(), s));
-    });
+    const double max_element = element.max_value();
+    detail::for_each_block_run(
+        layout, in, out,
+        [&](const float* x, auto n) {
+          const float amax = detail::max_finite_abs(x, n);
+          return amax == 0.0f ? mx_fmt::scale_emin
+                              : std::clamp(floor_log2_bits(amax) - emax_element, mx_fmt::scale_emin,
+                                           mx_fmt::scale_emax);
+        },
+        [&](const float* x, float* y, auto n, int s) {
+          detail::quantize_minifloat_block<R>(x, y, n, element.emin() + s, element.emax() + s, element.man_bits,
+                                              max_element * exp2i<double>(s));  // s in [-127, 127]: exact
+        });
   });
 }
 

@@ -14,6 +14,7 @@
 
 #include <mase/format/minifloat.hpp>
 
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -50,14 +51,43 @@ minifloat_run_params<T> minifloat_params(const minifloat_fmt& f) noexcept {
           f.subnormals};
 }
 
-// Whether float32 arithmetic is exact for this exponent range: every scale factor below is a
-// normal float32 and every result a float32.
+// Whether the loop may run in float32: every scale factor below is a float32 and every result
+// a float32. The top binade emax = 127 (bfloat16, and other 8-bit-exponent formats) fits as
+// well when emin <= 0, with the results of the double loop: then x·2^-e is exact for every x
+// (2^-127 is the one subnormal scale factor, see exp2i_negated), and a result that rounds up
+// past 2^127 becomes inf where double holds 2^128; both exceed the largest finite value and
+// take the same overflow path.
 constexpr bool minifloat_run_fits_float(int emin, int emax, int man_bits) noexcept {
-  return emin >= -126 && emax <= 126 && emin - man_bits >= -149;
+  return emin >= -126 && emin - man_bits >= -149 && (emax <= 126 || (emax == 127 && emin <= 0));
 }
 
-template <rounding R, class T>
-inline void quantize_minifloat_run(const float* in, float* out, std::size_t n, const minifloat_run_params<T>& p) noexcept {
+// 2^-e for a binade e in [-126, 127]: exp2i for the normal range, and 2^-127 (subnormal).
+template <class T>
+inline T exp2i_negated(int e) noexcept {
+  if constexpr (sizeof(T) == 4) {
+    const auto normal = static_cast<std::uint32_t>(127 - e) << 23;
+    return std::bit_cast<float>(e == 127 ? std::uint32_t{0x00400000u} : normal);
+  } else {
+    return exp2i<T>(-e);
+  }
+}
+
+// Whether x·2^(m-e) and r·2^(e-m) may each be one multiplication by a normal float32, for
+// every binade e in [emin, emax], with the results of the two-step scaling below: with
+// emin <= 0, x·2^-e is exact for every x (e > 0 only for |x| >= 2^e), and every factor is normal.
+constexpr bool minifloat_run_scales_directly(int emin, int emax, int man_bits) noexcept {
+  return emin <= 0 && emin - man_bits >= -126 && man_bits - emin <= 127 && man_bits - emax >= -126 &&
+         emax - man_bits <= 127;
+}
+
+// Scales x into units of its binade's last place, rounds, scales back: powers of two, so
+// round_to_integer is the one inexact step, except that for emin > 0 the two-step x·2^-e of a
+// float32 loop underflows for tiny x (floor / ceil then see 0, not a tiny value). `Direct`:
+// one multiplication each way (float32 where minifloat_run_scales_directly holds, the common
+// case); else two.
+template <rounding R, class T, bool Direct>
+inline void quantize_minifloat_loop(const float* in, float* out, std::size_t n,
+                                    const minifloat_run_params<T>& p) noexcept {
   const T step_up = exp2i<T>(p.man_bits);
   const T step_down = exp2i<T>(-p.man_bits);
   const T min_normal = exp2i<T>(p.emin);
@@ -67,8 +97,12 @@ inline void quantize_minifloat_run(const float* in, float* out, std::size_t n, c
     int e = floor_log2_bits(std::abs(x));
     e = e < p.emin ? p.emin : e;
     e = e > p.emax ? p.emax : e;
-    const T r = round_to_integer<R>(x * exp2i<T>(-e) * step_up);
-    T y = r * step_down * exp2i<T>(e);
+    T y;
+    if constexpr (Direct) {
+      y = round_to_integer<R>(x * exp2i<T>(p.man_bits - e)) * exp2i<T>(e - p.man_bits);
+    } else {
+      y = round_to_integer<R>(x * exp2i_negated<T>(e) * step_up) * step_down * exp2i<T>(e);
+    }
     if (!p.subnormals) {  // below the normal range only 0 and ±2^emin remain
       const T flushed = round_to_integer<R>(x * inv_min_normal) * min_normal;
       y = std::abs(y) < min_normal ? flushed : y;
@@ -76,6 +110,18 @@ inline void quantize_minifloat_run(const float* in, float* out, std::size_t n, c
     y = std::abs(y) > p.max_value ? std::copysign(p.overflow_value, x) : y;
     out[i] = static_cast<float>(y);
   }
+}
+
+template <rounding R, class T>
+inline void quantize_minifloat_run(const float* in, float* out, std::size_t n,
+                                   const minifloat_run_params<T>& p) noexcept {
+  if constexpr (std::is_same_v<T, float>) {
+    if (minifloat_run_scales_directly(p.emin, p.emax, p.man_bits)) {
+      quantize_minifloat_loop<R, T, true>(in, out, n, p);
+      return;
+    }
+  }
+  quantize_minifloat_loop<R, T, false>(in, out, n, p);
 }
 
 template <rounding R, class T>
