@@ -41,4 +41,11 @@ inline int floor_log2_bits(double v) noexcept {
   return static_cast<int>((std::bit_cast<std::uint64_t>(v) >> 52) & 0x7ffu) - 1023;
 }
 
+// floor(log2 |v|) of a finite non-zero float, exact also for subnormals (scaled into the
+// normal range first). For per-block decisions; loops use floor_log2_bits and clamp.
+inline int floor_log2_exact(float v) noexcept {
+  const float a = v < 0 ? -v : v;
+  return a < 0x1p-126f ? floor_log2_bits(a * 0x1p64f) - 64 : floor_log2_bits(a);
+}
+
 }  // namespace mase

@@ -132,16 +132,25 @@ constexpr T round_to_integer_reference(T v, rounding r) noexcept {
 template <rounding R, std::floating_point T>
 constexpr T round_to_integer(T v) noexcept {
   if (std::is_constant_evaluated()) return round_to_integer_reference(v, R);
+  // GCC vectorises std::nearbyint (SSE4.1 roundps) but not floor / ceil / trunc / round under
+  // its default -ftrapping-math, so the directed modes are derived from nearbyint: the nearest
+  // integer is off by exactly one, in a known direction, when it lies on the wrong side of v.
   if constexpr (R == rounding::floor) {
-    return std::floor(v);
+    const T r = std::nearbyint(v);
+    return r > v ? r - T(1) : r;
   } else if constexpr (R == rounding::ceil) {
-    return std::ceil(v);
+    const T r = std::nearbyint(v);
+    return std::copysign(r < v ? r + T(1) : r, v);  // ceil(-0.7) is -0
   } else if constexpr (R == rounding::toward_zero) {
-    return std::trunc(v);
-  } else if constexpr (R == rounding::half_even) {
+    const T a = std::abs(v);
+    const T r = std::nearbyint(a);
+    return std::copysign(r > a ? r - T(1) : r, v);  } else if constexpr (R == rounding::half_even) {
     return std::nearbyint(v);  // default floating-point environment: ties to even
   } else if constexpr (R == rounding::half_away) {
-    return std::round(v);
+    // Only a tie can differ from nearbyint, and then by one step away from zero.
+    const T a = std::abs(v);
+    const T r = std::nearbyint(a);
+    return std::copysign(a - r == T(0.5) ? r + T(1) : r, v);
   } else {
     // f + 0.5 is exact whenever v is not an integer (|v| < 2^(p-1)); integers return first,
     // as for large v f + 0.5 rounds.

@@ -155,7 +155,7 @@ template <rounding R, class Size>
 // Smallest e with round(amax · 2^(m-e)) <= 2^m - 1: the shared exponent that holds the block max.
 template <rounding R>
 int exponent_holding(float amax, int man_bits) noexcept {
-  int e = floor_log2_bits(amax) + 1;  // amax < 2^e
+  int e = floor_log2_exact(amax) + 1;  // amax < 2^e
   const double mantissa = round_to_integer<R>(static_cast<double>(amax) * exp2i<double>(man_bits - e));
   return mantissa > exp2i<double>(man_bits) - 1 ? e + 1 : e;
 }
@@ -260,7 +260,7 @@ inline block_layout mxint_layout(const mxint_fmt& f, std::span<const std::int64_
 template <class Size>
 inline int mx_integer_scale(const float* in, Size n, int scale_emin, int scale_emax) noexcept {
   const float amax = max_finite_abs(in, n);
-  return amax == 0.0f ? scale_emin : std::clamp(floor_log2_bits(amax), scale_emin, scale_emax);
+  return amax == 0.0f ? scale_emin : std::clamp(floor_log2_exact(amax), scale_emin, scale_emax);
 }
 
 template <rounding R, class Size>
@@ -316,7 +316,7 @@ inline void quantize(const mx_fmt& f, std::span<const float> in, std::span<const
         [&](const float* x, auto n) {
           const float amax = detail::max_finite_abs(x, n);
           return amax == 0.0f ? mx_fmt::scale_emin
-                              : std::clamp(floor_log2_bits(amax) - emax_element, mx_fmt::scale_emin,
+                              : std::clamp(floor_log2_exact(amax) - emax_element, mx_fmt::scale_emin,
                                            mx_fmt::scale_emax);
         },
         [&](const float* x, float* y, auto n, int s) {

@@ -91,7 +91,21 @@ inline void quantize_minifloat_loop(const float* in, float* out, std::size_t n,
   const T step_up = exp2i<T>(p.man_bits);
   const T step_down = exp2i<T>(-p.man_bits);
   const T min_normal = exp2i<T>(p.emin);
-  const T inv_min_normal = exp2i<T>(-p.emin);
+  const T inv_min_normal = exp2i_negated<T>(p.emin);
+  // IEEE 754 overflow: a directed rounding that points back toward the finite range gives the
+  // largest finite value (floor of a huge positive x, ceil of a huge negative one); only
+  // round-to-nearest and rounding away overflow to inf / NaN. Saturating formats pass
+  // overflow_value == max_value, and an infinite input always takes overflow_value.
+  constexpr bool positive_stays_finite = R == rounding::floor || R == rounding::toward_zero;
+  constexpr bool negative_stays_finite = R == rounding::ceil || R == rounding::toward_zero;
+  // Directed roundings must see a tiny x that two-step scaling underflowed to 0 as non-zero.
+  auto keep_nonzero = [](T scaled, T x) {
+    if constexpr (is_nearest(R)) {
+      return scaled;
+    } else {
+      return scaled == T(0) && x != T(0) ? std::copysign(std::numeric_limits<T>::denorm_min(), x) : scaled;
+    }
+  };
   for (std::size_t i = 0; i < n; ++i) {
     const T x = static_cast<T>(in[i]);
     int e = floor_log2_bits(std::abs(x));
@@ -101,13 +115,16 @@ inline void quantize_minifloat_loop(const float* in, float* out, std::size_t n,
     if constexpr (Direct) {
       y = round_to_integer<R>(x * exp2i<T>(p.man_bits - e)) * exp2i<T>(e - p.man_bits);
     } else {
-      y = round_to_integer<R>(x * exp2i_negated<T>(e) * step_up) * step_down * exp2i<T>(e);
+      y = round_to_integer<R>(keep_nonzero(x * exp2i_negated<T>(e) * step_up, x)) * step_down * exp2i<T>(e);
     }
     if (!p.subnormals) {  // below the normal range only 0 and ±2^emin remain
-      const T flushed = round_to_integer<R>(x * inv_min_normal) * min_normal;
+      const T flushed = round_to_integer<R>(keep_nonzero(x * inv_min_normal, x)) * min_normal;
       y = std::abs(y) < min_normal ? flushed : y;
     }
-    y = std::abs(y) > p.max_value ? std::copysign(p.overflow_value, x) : y;
+    y = std::copysign(y, x);  // a result of zero keeps the input's sign, whatever the mode
+    const bool stays_finite = (x > T(0) ? positive_stays_finite : negative_stays_finite) && !std::isinf(x);
+    const T overflow_magnitude = stays_finite ? p.max_value : p.overflow_value;
+    y = std::abs(y) > p.max_value ? std::copysign(overflow_magnitude, x) : y;
     out[i] = static_cast<float>(y);
   }
 }
