@@ -133,36 +133,44 @@ template <rounding R, std::floating_point T>
 constexpr T round_to_integer(T v) noexcept {
   if (std::is_constant_evaluated()) return round_to_integer_reference(v, R);
   // GCC vectorises std::nearbyint (SSE4.1 roundps) but not floor / ceil / trunc / round under
-  // its default -ftrapping-math, so the directed modes are derived from nearbyint: the nearest
-  // integer is off by exactly one, in a known direction, when it lies on the wrong side of v.
-  if constexpr (R == rounding::floor) {
+  // its default -ftrapping-math, so every mode is derived from nearbyint r: the result is r or
+  // r ± 1, chosen by comparisons added as numbers. (Written `r - bool`, GCC turns the correction
+  // into a branch it will not vectorise; `r + float(-int(bool))` stays arithmetic.) Every mode's
+  // result has the sign of v or is zero, so copysign restores the sign of zero.
+  const auto plus = [](T x, bool add_one, bool subtract_one) {
+    return x + static_cast<T>(static_cast<int>(add_one) - static_cast<int>(subtract_one));
+  };
+  if constexpr (R == rounding::half_even) {
+    return std::nearbyint(v);  // default floating-point environment: ties to even
+  } else if constexpr (R == rounding::floor) {
     const T r = std::nearbyint(v);
-    return r > v ? r - T(1) : r;
+    return std::copysign(plus(r, false, r > v), v);
   } else if constexpr (R == rounding::ceil) {
     const T r = std::nearbyint(v);
-    return std::copysign(r < v ? r + T(1) : r, v);  // ceil(-0.7) is -0
+    return std::copysign(plus(r, r < v, false), v);
   } else if constexpr (R == rounding::toward_zero) {
     const T a = std::abs(v);
     const T r = std::nearbyint(a);
-    return std::copysign(r > a ? r - T(1) : r, v);  } else if constexpr (R == rounding::half_even) {
-    return std::nearbyint(v);  // default floating-point environment: ties to even
+    return std::copysign(plus(r, false, r > a), v);
   } else if constexpr (R == rounding::half_away) {
-    // Only a tie can differ from nearbyint, and then by one step away from zero.
     const T a = std::abs(v);
     const T r = std::nearbyint(a);
-    return std::copysign(a - r == T(0.5) ? r + T(1) : r, v);
+    return std::copysign(plus(r, a - r == T(0.5), false), v);  // only a tie differs from r
   } else {
-    // f + 0.5 is exact whenever v is not an integer (|v| < 2^(p-1)); integers return first,
-    // as for large v f + 0.5 rounds.
-    const T f = std::floor(v);
+    // From the floor f: f + 0.5 is exact whenever v is not an integer (|v| < 2^(p-1)); for
+    // integers (where f + 0.5 may round) the `v != f` term decides.
+    const T r = std::nearbyint(v);
+    const T f = plus(r, false, r > v);
     const T midpoint = f + T(0.5);
+    bool up;
     if constexpr (R == rounding::half_up) {
-      return v != f && v >= midpoint ? f + T(1) : f;
+      up = (v != f) & (v >= midpoint);  // `&`, not `&&`: no branch
     } else if constexpr (R == rounding::half_down) {
-      return v != f && v > midpoint ? f + T(1) : f;
+      up = (v != f) & (v > midpoint);
     } else {  // half_toward_zero
-      return v != f && (v > midpoint || (v == midpoint && v < T(0))) ? f + T(1) : f;
+      up = (v != f) & ((v > midpoint) | ((v == midpoint) & (v < T(0))));
     }
+    return std::copysign(plus(f, up, false), v);
   }
 }
 
