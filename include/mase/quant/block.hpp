@@ -55,6 +55,35 @@ inline std::vector<std::int64_t> block_size_vector(const block_shape& b) {
   return {b.rows, b.cols};
 }
 
+// The block partition of each format (one definition, shared by quantize and encode_blocks).
+inline block_layout layout_of(const block_fp_fmt& f, std::span<const std::int64_t> shape) {
+  return make_mase_block_layout(shape, block_size_vector(f.block), f.block.skip_first_dim);
+}
+inline block_layout layout_of(const block_minifloat_fmt& f, std::span<const std::int64_t> shape) {
+  return make_mase_block_layout(shape, block_size_vector(f.block), f.block.skip_first_dim);
+}
+inline block_layout layout_of(const block_log_fmt& f, std::span<const std::int64_t> shape) {
+  return make_mase_block_layout(shape, block_size_vector(f.block), f.block.skip_first_dim);
+}
+
+inline block_layout layout_of(const mxint_fmt& f, std::span<const std::int64_t> shape) {
+  require(!shape.empty(), "quantize(mxint): a scalar has no blocks; give the tensor at least one dim");
+  std::vector<std::int64_t> tile(shape.size(), 1);
+  tile.back() = f.block.cols == block_shape::full ? std::max<std::int64_t>(shape.back(), 1) : f.block.cols;
+  if (shape.size() >= 2) {
+    const std::int64_t rows = shape[shape.size() - 2];
+    tile[shape.size() - 2] = f.block.rows == block_shape::full ? std::max<std::int64_t>(rows, 1) : f.block.rows;
+  }
+  return make_tile_layout(shape, tile);
+}
+
+inline block_layout layout_of(const mx_fmt& f, std::span<const std::int64_t> shape) {
+  require(!shape.empty(), "quantize(mx): a scalar has no blocks; give the tensor at least one dim");
+  std::vector<std::int64_t> tile(shape.size(), 1);
+  tile.back() = f.block_size;
+  return make_tile_layout(shape, tile);
+}
+
 // Runs every block in two steps: `choose(x, n)` reads a block and returns what its elements
 // share (an exponent or a bias), `apply(x, y, n, shared)` quantizes it. Contiguous blocks are
 // handed over where they lie, in batches: first the choices of up to 64 blocks, then their
@@ -160,6 +189,35 @@ int exponent_holding(float amax, int man_bits) noexcept {
   return mantissa > exp2i<double>(man_bits) - 1 ? e + 1 : e;
 }
 
+// The shared exponent or bias of one block, from the block's largest finite magnitude (0 for
+// a block without one). One function per format, used by quantize and by encode_blocks.
+template <rounding R>
+int block_fp_exponent(const block_fp_fmt& f, float amax) noexcept {
+  const int e = amax == 0.0f ? f.emin() : exponent_holding<R>(amax, f.man_bits());
+  return std::clamp(e, f.emin(), f.emax());
+}
+
+inline int block_minifloat_bias(const block_minifloat_fmt& f, float amax) noexcept {
+  const int top_field = (1 << f.exp_bits) - 1;
+  // Largest bias that keeps every element a float32 (emin >= -126, subnormals >= 2^-149).
+  const int max_bias = std::min({(1 << f.bias_bits) - 1, 127, 150 - f.man_bits()});
+  // The top binade exponent that holds amax after rounding (minifloats carry into the next binade).
+  const int top = amax == 0.0f ? 0 : exponent_holding<rounding::half_even>(amax, f.man_bits() + 1) - 1;
+  return std::clamp(top_field - top, 0, max_bias);
+}
+
+inline int block_log_bias(const block_log_fmt& f, float amax) noexcept {
+  const int top_code = (1 << (f.width - 1)) - 1;
+  const int max_bias = std::min((1 << f.bias_bits) - 1, 127);  // keeps emin >= -126
+  const int top = amax == 0.0f ? 0 : nearest_log2(amax);
+  return std::clamp(top_code - top, 0, max_bias);
+}
+
+inline int mx_float_scale(mx_element element, float amax) noexcept {
+  if (amax == 0.0f) return mx_fmt::scale_emin;
+  return std::clamp(floor_log2_exact(amax) - element_emax(element), mx_fmt::scale_emin, mx_fmt::scale_emax);
+}
+
 template <rounding R, class Size>
 [[gnu::always_inline]] inline void quantize_minifloat_block(const float* in, float* out, Size n, int emin, int emax,
                                                             int man_bits, double max_value) noexcept {
@@ -177,18 +235,13 @@ template <rounding R, class Size>
 inline void quantize(const block_fp_fmt& f, std::span<const float> in, std::span<const std::int64_t> shape,
                      std::span<float> out) {
   check(f);
-  const auto block_size = detail::block_size_vector(f.block);
-  const block_layout layout = make_mase_block_layout(shape, block_size, f.block.skip_first_dim);
+  const block_layout layout = detail::layout_of(f, shape);
   with_rounding(f.round, [&](auto mode) {
     constexpr rounding R = decltype(mode)::value;
     const int m = f.man_bits();
     detail::for_each_block_run(
         layout, in, out,
-        [&](const float* x, auto n) {
-          const float amax = detail::max_finite_abs(x, n);
-          const int e = amax == 0.0f ? f.emin() : detail::exponent_holding<R>(amax, m);
-          return std::clamp(e, f.emin(), f.emax());
-        },
+        [&](const float* x, auto n) { return detail::block_fp_exponent<R>(f, detail::max_finite_abs(x, n)); },
         [&](const float* x, float* y, auto n, int e) { detail::quantize_scaled_integer_block<R>(x, y, n, m, e); });
   });
 }
@@ -198,20 +251,11 @@ inline void quantize(const block_fp_fmt& f, std::span<const float> in, std::span
 inline void quantize(const block_minifloat_fmt& f, std::span<const float> in, std::span<const std::int64_t> shape,
                      std::span<float> out) {
   check(f);
-  const auto block_size = detail::block_size_vector(f.block);
-  const block_layout layout = make_mase_block_layout(shape, block_size, f.block.skip_first_dim);
+  const block_layout layout = detail::layout_of(f, shape);
   const int m = f.man_bits();
-  const int top_field = (1 << f.exp_bits) - 1;
-  // Largest bias that keeps every element a float32 (emin >= -126, subnormals >= 2^-149).
-  const int max_bias = std::min({(1 << f.bias_bits) - 1, 127, 150 - m});
   detail::for_each_block_run(
       layout, in, out,
-      [&](const float* x, auto n) {
-        const float amax = detail::max_finite_abs(x, n);
-        // The top binade exponent that holds amax after rounding (minifloats carry into the next binade).
-        const int top = amax == 0.0f ? 0 : detail::exponent_holding<rounding::half_even>(amax, m + 1) - 1;
-        return std::clamp(top_field - top, 0, max_bias);
-      },
+      [&](const float* x, auto n) { return detail::block_minifloat_bias(f, detail::max_finite_abs(x, n)); },
       [&](const float* x, float* y, auto n, int bias) {
         const minifloat_fmt element{.exp_bits = f.exp_bits, .man_bits = m, .bias = bias};
         // element.max_value() without its loop: max_mantissa · 2^(emax - m), exact in double.
@@ -225,17 +269,10 @@ inline void quantize(const block_minifloat_fmt& f, std::span<const float> in, st
 inline void quantize(const block_log_fmt& f, std::span<const float> in, std::span<const std::int64_t> shape,
                      std::span<float> out) {
   check(f);
-  const auto block_size = detail::block_size_vector(f.block);
-  const block_layout layout = make_mase_block_layout(shape, block_size, f.block.skip_first_dim);
-  const int top_code = (1 << (f.width - 1)) - 1;
-  const int max_bias = std::min((1 << f.bias_bits) - 1, 127);  // keeps emin >= -126
+  const block_layout layout = detail::layout_of(f, shape);
   detail::for_each_block_run(
       layout, in, out,
-      [&](const float* x, auto n) {
-        const float amax = detail::max_finite_abs(x, n);
-        const int top = amax == 0.0f ? 0 : detail::nearest_log2(amax);
-        return std::clamp(top_code - top, 0, max_bias);
-      },
+      [&](const float* x, auto n) { return detail::block_log_bias(f, detail::max_finite_abs(x, n)); },
       [&](const float* x, float* y, auto n, int bias) {
         const log_fmt element{.width = f.width, .bias = bias};
         detail::quantize_log_run(x, y, n, element.emin(), std::min(element.emax(), 127));
@@ -244,22 +281,9 @@ inline void quantize(const block_log_fmt& f, std::span<const float> in, std::spa
 
 namespace detail {
 
-inline block_layout mxint_layout(const mxint_fmt& f, std::span<const std::int64_t> shape) {
-  require(!shape.empty(), "quantize(mxint): a scalar has no blocks; give the tensor at least one dim");
-  std::vector<std::int64_t> tile(shape.size(), 1);
-  tile.back() = f.block.cols == block_shape::full ? std::max<std::int64_t>(shape.back(), 1) : f.block.cols;
-  if (shape.size() >= 2) {
-    const std::int64_t rows = shape[shape.size() - 2];
-    tile[shape.size() - 2] = f.block.rows == block_shape::full ? std::max<std::int64_t>(rows, 1) : f.block.rows;
-  }
-  return make_tile_layout(shape, tile);
-}
-
 // Two's-complement elements with width-2 fraction bits under a power-of-two scale 2^s,
 // s = floor(log2 amax) clamped to the scale's range: OCP MXINT, with any scale width.
-template <class Size>
-inline int mx_integer_scale(const float* in, Size n, int scale_emin, int scale_emax) noexcept {
-  const float amax = max_finite_abs(in, n);
+inline int mx_integer_scale(float amax, int scale_emin, int scale_emax) noexcept {
   return amax == 0.0f ? scale_emin : std::clamp(floor_log2_exact(amax), scale_emin, scale_emax);
 }
 
@@ -277,12 +301,14 @@ template <rounding R, class Size>
 inline void quantize(const mxint_fmt& f, std::span<const float> in, std::span<const std::int64_t> shape,
                      std::span<float> out) {
   check(f);
-  const block_layout layout = detail::mxint_layout(f, shape);
+  const block_layout layout = detail::layout_of(f, shape);
   with_rounding(f.round, [&](auto mode) {
     constexpr rounding R = decltype(mode)::value;
     detail::for_each_block_run(
         layout, in, out,
-        [&](const float* x, auto n) { return detail::mx_integer_scale(x, n, f.scale_emin(), f.scale_emax()); },
+        [&](const float* x, auto n) {
+          return detail::mx_integer_scale(detail::max_finite_abs(x, n), f.scale_emin(), f.scale_emax());
+        },
         [&](const float* x, float* y, auto n, int s) { detail::quantize_mx_integer_block<R>(x, y, n, f.width, s); });
   });
 }
@@ -292,10 +318,7 @@ inline void quantize(const mxint_fmt& f, std::span<const float> in, std::span<co
 inline void quantize(const mx_fmt& f, std::span<const float> in, std::span<const std::int64_t> shape,
                      std::span<float> out) {
   check(f);
-  require(!shape.empty(), "quantize(mx): a scalar has no blocks; give the tensor at least one dim");
-  std::vector<std::int64_t> tile(shape.size(), 1);
-  tile.back() = f.block_size;
-  const block_layout layout = make_tile_layout(shape, tile);
+  const block_layout layout = detail::layout_of(f, shape);
   with_rounding(f.round, [&](auto mode) {
     constexpr rounding R = decltype(mode)::value;
     if (is_integer_element(f.element)) {
@@ -303,22 +326,16 @@ inline void quantize(const mx_fmt& f, std::span<const float> in, std::span<const
       detail::for_each_block_run(
           layout, in, out,
           [&](const float* x, auto n) {
-            return detail::mx_integer_scale(x, n, mx_fmt::scale_emin, mx_fmt::scale_emax);
+            return detail::mx_integer_scale(detail::max_finite_abs(x, n), mx_fmt::scale_emin, mx_fmt::scale_emax);
           },
           [&](const float* x, float* y, auto n, int s) { detail::quantize_mx_integer_block<R>(x, y, n, width, s); });
       return;
     }
     const minifloat_fmt element = element_minifloat(f.element);
-    const int emax_element = element.emax();
     const double max_element = element.max_value();
     detail::for_each_block_run(
         layout, in, out,
-        [&](const float* x, auto n) {
-          const float amax = detail::max_finite_abs(x, n);
-          return amax == 0.0f ? mx_fmt::scale_emin
-                              : std::clamp(floor_log2_exact(amax) - emax_element, mx_fmt::scale_emin,
-                                           mx_fmt::scale_emax);
-        },
+        [&](const float* x, auto n) { return detail::mx_float_scale(f.element, detail::max_finite_abs(x, n)); },
         [&](const float* x, float* y, auto n, int s) {
           detail::quantize_minifloat_block<R>(x, y, n, element.emin() + s, element.emax() + s, element.man_bits,
                                               max_element * exp2i<double>(s));  // s in [-127, 127]: exact
