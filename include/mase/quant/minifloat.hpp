@@ -10,7 +10,8 @@
 // Non-finite inputs: NaN stays NaN (also for formats without a NaN code: the float result says
 // "no value"; `encode` then gives the format's NaN code or throws for finite formats);
 // ±inf gives ±inf where the format has it, the largest finite value when saturating, else NaN.
-// Signed zeros and values that round to zero keep their sign.
+// Signed zeros and values that round to zero keep their sign. Directed roundings overflow as
+// IEEE 754 says: toward the finite range they give the largest finite value.
 
 #include <mase/format/minifloat.hpp>
 
@@ -25,12 +26,6 @@
 namespace mase {
 
 namespace detail {
-
-// float32 arithmetic is exact when every scale factor below is a normal float32.
-constexpr bool minifloat_run_fits_float(int emin, int emax, int man_bits) noexcept;
-constexpr bool minifloat_exact_in_float(const minifloat_fmt& f) noexcept {
-  return minifloat_run_fits_float(f.emin(), f.emax(), f.man_bits);
-}
 
 // The loop every minifloat quantization runs (block and MX formats call it once per block
 // with a shifted exponent range).
@@ -59,6 +54,10 @@ minifloat_run_params<T> minifloat_params(const minifloat_fmt& f) noexcept {
 // take the same overflow path.
 constexpr bool minifloat_run_fits_float(int emin, int emax, int man_bits) noexcept {
   return emin >= -126 && emin - man_bits >= -149 && (emax <= 126 || (emax == 127 && emin <= 0));
+}
+
+constexpr bool minifloat_exact_in_float(const minifloat_fmt& f) noexcept {
+  return minifloat_run_fits_float(f.emin(), f.emax(), f.man_bits);
 }
 
 // 2^-e for a binade e in [-126, 127]: exp2i for the normal range, and 2^-127 (subnormal).
