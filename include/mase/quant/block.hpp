@@ -141,7 +141,34 @@ void for_each_block_run(const block_layout& layout, std::span<const float> in, s
     }
     return;
   }
+  const std::size_t rank = layout.shape.size();
+  const bool tiles_over_last_two_dims =
+      rank >= 2 && std::all_of(layout.tile.begin(), layout.tile.end() - 2, [](std::int64_t t) { return t == 1; });
   std::vector<float> gathered, quantized;
+  if (tiles_over_last_two_dims) {
+    // Each tile is a few row segments: copy them into one buffer, quantize it, copy back.
+    const auto rows = static_cast<std::size_t>(layout.shape[rank - 2]);
+    const auto cols = static_cast<std::size_t>(layout.shape[rank - 1]);
+    const auto tile_rows = static_cast<std::size_t>(layout.tile[rank - 2]);
+    const auto tile_cols = static_cast<std::size_t>(layout.tile[rank - 1]);
+    gathered.resize(tile_rows * tile_cols);
+    quantized.resize(tile_rows * tile_cols);
+    for (std::size_t matrix = 0; matrix < in.size(); matrix += rows * cols) {
+      for (std::size_t r0 = 0; r0 < rows; r0 += tile_rows) {
+        const std::size_t height = std::min(tile_rows, rows - r0);
+        for (std::size_t c0 = 0; c0 < cols; c0 += tile_cols) {
+          const std::size_t width = std::min(tile_cols, cols - c0);
+          for (std::size_t r = 0; r < height; ++r)
+            std::copy_n(in.data() + matrix + (r0 + r) * cols + c0, width, gathered.data() + r * width);
+          const std::size_t n = height * width;
+          apply(gathered.data(), quantized.data(), n, choose(gathered.data(), n));
+          for (std::size_t r = 0; r < height; ++r)
+            std::copy_n(quantized.data() + r * width, width, out.data() + matrix + (r0 + r) * cols + c0);
+        }
+      }
+    }
+    return;
+  }
   for_each_block(layout, [&](std::int64_t, std::span<const std::int64_t> elements, std::int64_t) {
     gathered.resize(elements.size());
     quantized.resize(elements.size());
