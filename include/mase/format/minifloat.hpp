@@ -44,10 +44,7 @@ struct minifloat_fmt {
     return specials == special_values::nan_only && man_bits > 0 ? all_ones - 1 : all_ones;
   }
   constexpr double max_value() const noexcept {
-    double v = static_cast<double>(max_mantissa());
-    const int e = emax() - man_bits;
-    for (int i = 0; i < (e < 0 ? -e : e); ++i) v = e < 0 ? v * 0.5 : v * 2.0;
-    return v;
+    return static_cast<double>(max_mantissa()) * exp2i<double>(emax() - man_bits);  // exact
   }
   constexpr bool has_inf() const noexcept { return specials == special_values::ieee; }
   constexpr bool has_nan() const noexcept { return specials != special_values::finite; }

@@ -285,9 +285,8 @@ inline void quantize(const block_minifloat_fmt& f, std::span<const float> in, st
       [&](const float* x, auto n) { return detail::block_minifloat_bias(f, detail::max_finite_abs(x, n)); },
       [&](const float* x, float* y, auto n, int bias) {
         const minifloat_fmt element{.exp_bits = f.exp_bits, .man_bits = m, .bias = bias};
-        // element.max_value() without its loop: max_mantissa · 2^(emax - m), exact in double.
-        const double max_value = static_cast<double>(element.max_mantissa()) * exp2i<double>(element.emax() - m);
-        detail::quantize_minifloat_block<rounding::half_even>(x, y, n, element.emin(), element.emax(), m, max_value);
+        detail::quantize_minifloat_block<rounding::half_even>(x, y, n, element.emin(), element.emax(), m,
+                                                              element.max_value());
       });
 }
 
