@@ -109,6 +109,7 @@ TEST_CASE("the spellings in the header comment parse to the formats they name") 
     CHECK(to_string(parsed) == s.text);  // the comment shows canonical spellings
   }
   // the named descriptors are the ones these strings spell
+  CHECK(parse_format("float32") == format(formats::float32));
   CHECK(parse_format("float16") == format(formats::float16));
   CHECK(parse_format("bfloat16") == format(formats::bfloat16));
   CHECK(parse_format("e5m2") == format(formats::e5m2));
@@ -130,6 +131,7 @@ TEST_CASE("non-canonical spellings parse and print canonically") {
   CHECK(to_string(parse_format("fixed<8,3,wrap,floor>")) == "fixed<8,3,floor,wrap>");
   CHECK(to_string(parse_format("minifloat<8,5,15,ieee>")) == "e5m2");
   CHECK(to_string(parse_format("minifloat<16,5,15,ieee>")) == "float16");
+  CHECK(to_string(parse_format("minifloat<32,8,127,ieee>")) == "float32");
   CHECK(to_string(parse_format("minifloat<6,3,3>")) == "e3m2");
   CHECK(to_string(parse_format("minifloat<8,4,7,saturating>")) == "minifloat<8,4,7>");  // finite formats saturate
   CHECK(to_string(parse_format("minifloat<8,4,7,saturating,nan_only>")) == "minifloat<8,4,7,nan_only,saturating>");

@@ -41,6 +41,7 @@ inline std::string double_to_string(double v) {
 }
 
 inline std::string minifloat_alias(const minifloat_fmt& f) {
+  if (f == formats::float32) return "float32";
   if (f == formats::float16) return "float16";
   if (f == formats::bfloat16) return "bfloat16";
   if (f == formats::e5m2) return "e5m2";
@@ -267,13 +268,14 @@ inline format_variant parse_descriptor(std::string_view text) {
     f.saturating = f.specials == special_values::finite || saturating_given;
     return f;
   }
-  constexpr std::string_view aliases[] = {"float16", "bfloat16", "e5m2", "e4m3", "e3m2", "e2m3", "e2m1", "binary", "mxfp4"};
+  constexpr std::string_view aliases[] = {"float32", "float16", "bfloat16", "e5m2", "e4m3", "e3m2", "e2m3", "e2m1", "binary", "mxfp4"};
   if (t.has_brackets && std::find(std::begin(aliases), std::end(aliases), t.name) != std::end(aliases) &&
       t.name != "mxfp4") {
     throw error(fmt::format("cannot parse format \"{}\": {} takes no arguments; write just {}", text, t.name, t.name));
   }
   if (t.name == "mxfp4" && !t.has_brackets) return formats::mxfp4;  // OCP's name; the element is e2m1
   if (!t.has_brackets) {
+    if (t.name == "float32") return formats::float32;
     if (t.name == "float16") return formats::float16;
     if (t.name == "bfloat16") return formats::bfloat16;
     if (t.name == "e5m2") return formats::e5m2;
@@ -355,7 +357,7 @@ inline format_variant parse_descriptor(std::string_view text) {
     }
   }
   throw error(fmt::format(
-      "cannot parse format \"{}\": unknown format name \"{}\" (known: fixed, ufixed, minifloat, float16, bfloat16, e5m2, "
+      "cannot parse format \"{}\": unknown format name \"{}\" (known: fixed, ufixed, minifloat, float32, float16, bfloat16, e5m2, "
       "e4m3, e3m2, e2m3, e2m1, log, binary, ternary, residual_sign, block_fp, block_minifloat, block_log, mxint, "
       "mxint8, mxint4, mxint2, mxfp8_e4m3, mxfp8_e5m2, mxfp6_e3m2, mxfp6_e2m3, mxfp4_e2m1)",
       text, t.name));

@@ -72,6 +72,9 @@ constexpr void check(const minifloat_fmt& f) {
 // Named formats. OCP: "OCP 8-bit Floating Point Specification (OFP8)" and "OCP Microscaling
 // Formats (MX) v1.0"; the MX element formats saturate on conversion.
 namespace formats {
+// IEEE binary32 itself: what an unquantized tensor holds (MASE's type "float", precision [32]).
+inline constexpr minifloat_fmt float32{
+    .exp_bits = 8, .man_bits = 23, .bias = 127, .specials = special_values::ieee, .saturating = false};
 inline constexpr minifloat_fmt float16{
     .exp_bits = 5, .man_bits = 10, .bias = 15, .specials = special_values::ieee, .saturating = false};
 inline constexpr minifloat_fmt bfloat16{

@@ -1,0 +1,391 @@
+#pragma once
+// mase::graph: the dynamic graph. Nodes hold an op (op_variant), their input edges, the
+// parameters they own (weight, bias, …) and their metadata. Node ids stay valid while other
+// nodes are added and erased; nodes() is always in topological order.
+
+#include <mase/core/error.hpp>
+#include <mase/core/ordered_map.hpp>
+#include <mase/core/tensor.hpp>
+#include <mase/ir/metadata.hpp>
+#include <mase/ir/op_traits.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace mase {
+
+// A node's handle in its graph.
+struct node_id {
+  std::uint32_t index = 0;
+  friend constexpr bool operator==(node_id, node_id) = default;
+  friend constexpr auto operator<=>(node_id, node_id) = default;
+};
+
+struct node {
+  std::string name;
+  op_variant op;
+  std::vector<node_id> inputs;
+  ordered_map<tensor> parameters;  // by role: "weight", "bias", "running_mean", "value", …
+  node_metadata meta;
+
+  std::string_view op_name() const { return mase::op_name(op); }
+  node_kind kind() const { return op_kind(op); }
+  template <class Op>
+  bool is() const noexcept { return std::holds_alternative<Op>(op); }
+  template <class Op>
+  const Op& as() const {
+    if (const Op* o = std::get_if<Op>(&op)) return *o;
+    throw error(fmt::format("node {} is a {}, not a {}", name, op_name(), Op::name));
+  }
+};
+
+class graph {
+public:
+  // --- building ------------------------------------------------------------------------------
+
+  // Appends a node. `name` must be new and an identifier (letters, digits, '_'); inputs must be
+  // nodes of this graph, as many as the op takes.
+  node_id add(std::string name, op_variant op, std::vector<node_id> inputs = {}) {
+    return insert_at(order_.size(), std::move(name), std::move(op), std::move(inputs));
+  }
+  // Inserts a node just before `position` in the order (fx's inserting_before).
+  node_id insert_before(node_id position, std::string name, op_variant op, std::vector<node_id> inputs = {}) {
+    return insert_at(position_of(position), std::move(name), std::move(op), std::move(inputs));
+  }
+
+  // Sets a parameter the node's op declares (role "weight", …), of the shape it declares.
+  void set_parameter(node_id id, std::string_view role, tensor value) {
+    node& n = (*this)[id];
+    const parameter_list specs = op_parameters(n.op);
+    const auto spec = std::find_if(specs.begin(), specs.end(), [&](const parameter_spec& p) { return p.role == role; });
+    if (spec == specs.end()) {
+      std::string roles;
+      for (const parameter_spec& p : specs) roles += fmt::format("{}{}", roles.empty() ? "" : ", ", p.role);
+      throw error(fmt::format("node {} ({}) has no parameter \"{}\"; its parameters are: {}", n.name, n.op_name(), role,
+                              roles.empty() ? "(none)" : roles));
+    }
+    require(value.shape() == spec->shape,
+            fmt::format("parameter {}.{} must have shape {}, not {}", n.name, role, to_string(spec->shape),
+                        to_string(value.shape())));
+    n.parameters.insert_or_assign(role, std::move(value));
+  }
+
+  // --- lookup --------------------------------------------------------------------------------
+
+  node& operator[](node_id id) { return const_cast<node&>(std::as_const(*this)[id]); }
+  const node& operator[](node_id id) const {
+    require(id.index < slots_.size() && slots_[id.index].has_value(),
+            fmt::format("node id {} does not refer to a node of this graph (erased, or from another graph)", id.index));
+    return *slots_[id.index];
+  }
+
+  std::optional<node_id> find(std::string_view name) const {
+    const auto it = by_name_.find(std::string(name));
+    if (it == by_name_.end()) return std::nullopt;
+    return it->second;
+  }
+  bool contains(std::string_view name) const { return find(name).has_value(); }
+  bool contains(node_id id) const noexcept { return id.index < slots_.size() && slots_[id.index].has_value(); }
+
+  // The node called `name`; a mase::error suggesting near names if there is none.
+  node_id id(std::string_view name) const {
+    if (const auto found = find(name)) return *found;
+    throw error(unknown_name_message(name));
+  }
+  node& at(std::string_view name) { return (*this)[id(name)]; }
+  const node& at(std::string_view name) const { return (*this)[id(name)]; }
+
+  // --- traversal -----------------------------------------------------------------------------
+
+  // Every node, in topological order (each node after its inputs).
+  std::span<const node_id> order() const noexcept { return order_; }
+  std::size_t size() const noexcept { return order_.size(); }
+  bool empty() const noexcept { return order_.empty(); }
+
+  // Visits the nodes in topological order.
+  template <class F>
+  void for_each_node(F&& f) const {
+    for (node_id id : order_) f((*this)[id]);
+  }
+  template <class F>
+  void for_each_node(F&& f) {
+    for (node_id id : order_) f((*this)[id]);
+  }
+
+  std::span<const node_id> inputs(node_id id) const { return (*this)[id].inputs; }
+
+  // The nodes that read `id`'s result, in order, each once.
+  std::vector<node_id> users(node_id id) const {
+    (void)(*this)[id];
+    std::vector<node_id> out;
+    for (node_id candidate : order_) {
+      const auto& in = (*this)[candidate].inputs;
+      if (std::find(in.begin(), in.end(), id) != in.end()) out.push_back(candidate);
+    }
+    return out;
+  }
+
+  // The graph's inputs (placeholders) in order, and its output node (if it has one).
+  std::vector<node_id> placeholders() const {
+    std::vector<node_id> out;
+    for (node_id id : order_)
+      if ((*this)[id].kind() == node_kind::placeholder) out.push_back(id);
+    return out;
+  }
+  std::optional<node_id> output() const {
+    for (node_id id : order_)
+      if ((*this)[id].kind() == node_kind::output) return id;
+    return std::nullopt;
+  }
+
+  // --- rewriting -----------------------------------------------------------------------------
+
+  // Removes a node that nothing reads any more (rewire its users first).
+  void erase(node_id id) {
+    const node& n = (*this)[id];
+    const std::vector<node_id> readers = users(id);
+    if (!readers.empty()) {
+      std::string names;
+      for (node_id r : readers) names += fmt::format("{}{}", names.empty() ? "" : ", ", (*this)[r].name);
+      throw error(fmt::format("cannot erase node {}: {} still read(s) it; replace_all_uses_with it first", n.name, names));
+    }
+    by_name_.erase(n.name);
+    order_.erase(order_.begin() + static_cast<std::ptrdiff_t>(position_of(id)));
+    slots_[id.index].reset();
+  }
+
+  // Makes every reader of `old_node` read `replacement` instead. Returns how many edges moved.
+  std::size_t replace_all_uses_with(node_id old_node, node_id replacement) {
+    (void)(*this)[old_node];
+    (void)(*this)[replacement];
+    std::size_t moved = 0;
+    for (node_id user : order_) {
+      if (user == replacement) continue;  // a replacement that reads the old node keeps doing so
+      for (node_id& in : (*this)[user].inputs)
+        if (in == old_node) {
+          in = replacement;
+          ++moved;
+        }
+    }
+    if (moved > 0) restore_topological_order();
+    return moved;
+  }
+
+  // Replaces a node's op, keeping its name, inputs and metadata; parameters the new op does not
+  // declare are dropped.
+  void replace_op(node_id id, op_variant op) {
+    node& n = (*this)[id];
+    check_arity(n.name, op, n.inputs.size());
+    const parameter_list specs = op_parameters(op);
+    for (auto it = n.parameters.begin(); it != n.parameters.end();) {
+      const bool kept = std::any_of(specs.begin(), specs.end(), [&](const parameter_spec& p) {
+        return p.role == it->first && p.shape == it->second.shape();
+      });
+      if (kept) ++it;
+      else {
+        n.parameters.erase(it->first);
+        it = n.parameters.begin();
+      }
+    }
+    n.op = std::move(op);
+  }
+
+  // Replaces node `old_node` by a new node: adds it just before, moves every use, erases the old
+  // one. Returns the new node's id.
+  node_id replace(node_id old_node, std::string name, op_variant op, std::vector<node_id> inputs) {
+    const std::string old_name = (*this)[old_node].name;
+    const bool same_name = name == old_name;
+    const node_id fresh = insert_before(old_node, same_name ? reserved_name(old_name) : std::move(name), std::move(op),
+                                        std::move(inputs));
+    replace_all_uses_with(old_node, fresh);
+    erase(old_node);
+    if (same_name) rename(fresh, old_name);
+    return fresh;
+  }
+
+  void rename(node_id id, std::string name) {
+    node& n = (*this)[id];
+    if (name == n.name) return;
+    check_new_name(name);
+    by_name_.erase(n.name);
+    by_name_.emplace(name, id);
+    n.name = std::move(name);
+  }
+
+  // --- parameters ----------------------------------------------------------------------------
+
+  // The parameter "<node>.<role>" (e.g. "fc1.weight").
+  tensor& parameter(std::string_view qualified_name) {
+    return const_cast<tensor&>(std::as_const(*this).parameter(qualified_name));
+  }
+  const tensor& parameter(std::string_view qualified_name) const {
+    const auto dot = qualified_name.rfind('.');
+    require(dot != std::string_view::npos,
+            fmt::format("parameter name \"{}\" must be <node>.<role>, e.g. fc1.weight", qualified_name));
+    const node& n = at(qualified_name.substr(0, dot));
+    const auto role = qualified_name.substr(dot + 1);
+    const auto it = n.parameters.find(role);
+    if (it == n.parameters.end())
+      throw error(fmt::format("node {} has no parameter \"{}\"; it has: {}", n.name, role, n.parameters.key_list()));
+    return it->second;
+  }
+
+  // Every parameter as ("<node>.<role>", tensor), in node order.
+  std::vector<std::pair<std::string, const tensor*>> named_parameters() const {
+    std::vector<std::pair<std::string, const tensor*>> out;
+    for (node_id id : order_)
+      for (const auto& [role, t] : (*this)[id].parameters) out.emplace_back(fmt::format("{}.{}", (*this)[id].name, role), &t);
+    return out;
+  }
+
+  // Same nodes in the same order, with equal ops, edges, parameters (bit for bit) and metadata.
+  friend bool operator==(const graph& a, const graph& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const node& x = a[a.order_[i]];
+      const node& y = b[b.order_[i]];
+      if (x.name != y.name || !(x.op == y.op) || x.parameters != y.parameters || !(x.meta == y.meta) ||
+          x.inputs.size() != y.inputs.size())
+        return false;
+      for (std::size_t k = 0; k < x.inputs.size(); ++k)
+        if (a[x.inputs[k]].name != b[y.inputs[k]].name) return false;
+    }
+    return true;
+  }
+
+private:
+  static bool is_identifier(std::string_view name) {
+    if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
+    return std::all_of(name.begin(), name.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    });
+  }
+
+  void check_new_name(const std::string& name) const {
+    require(is_identifier(name), fmt::format("node name \"{}\" is not an identifier: use letters, digits and '_', "
+                                             "not starting with a digit (names become Verilog and file names)",
+                                             name));
+    require(!contains(name), fmt::format("a node named {} already exists; node names must be unique", name));
+  }
+
+  static void check_arity(const std::string& name, const op_variant& op, std::size_t given) {
+    const arity a = op_arity(op);
+    if (a.accepts(given)) return;
+    const std::string expected = a.min == a.max               ? fmt::format("{}", a.min)
+                                 : a.max == arity::unbounded ? fmt::format("at least {}", a.min)
+                                                             : fmt::format("{} to {}", a.min, a.max);
+    throw error(fmt::format("node {} ({}) takes {} input(s), but {} were given", name, op_name(op), expected, given));
+  }
+
+  node_id insert_at(std::size_t position, std::string name, op_variant op, std::vector<node_id> inputs) {
+    check_new_name(name);
+    check_arity(name, op, inputs.size());
+    for (node_id in : inputs) {
+      require(contains(in), fmt::format("node {}: input id {} is not a node of this graph", name, in.index));
+      require(position_of(in) < position,
+              fmt::format("node {}: input {} must come before it in the graph", name, (*this)[in].name));
+    }
+    const node_id id{static_cast<std::uint32_t>(slots_.size())};
+    slots_.emplace_back(node{.name = name, .op = std::move(op), .inputs = std::move(inputs), .parameters = {}, .meta = {}});
+    by_name_.emplace(std::move(name), id);
+    order_.insert(order_.begin() + static_cast<std::ptrdiff_t>(position), id);
+    return id;
+  }
+
+  std::size_t position_of(node_id id) const {
+    (void)(*this)[id];
+    return static_cast<std::size_t>(std::find(order_.begin(), order_.end(), id) - order_.begin());
+  }
+
+  std::string reserved_name(const std::string& base) const {
+    for (int i = 0;; ++i) {
+      std::string candidate = fmt::format("{}_replacement_{}", base, i);
+      if (!contains(candidate)) return candidate;
+    }
+  }
+
+  // Stable topological sort (Kahn's algorithm, ties kept in the current order); a cycle is an
+  // error naming a node on it.
+  void restore_topological_order() {
+    std::unordered_map<std::uint32_t, std::size_t> pending;
+    for (node_id id : order_) pending[id.index] = (*this)[id].inputs.size();
+    std::vector<node_id> sorted;
+    sorted.reserve(order_.size());
+    std::vector<bool> placed(slots_.size(), false);
+    while (sorted.size() < order_.size()) {
+      bool progressed = false;
+      for (node_id id : order_) {
+        if (placed[id.index]) continue;
+        const auto& in = (*this)[id].inputs;
+        if (std::all_of(in.begin(), in.end(), [&](node_id i) { return placed[i.index]; })) {
+          placed[id.index] = true;
+          sorted.push_back(id);
+          progressed = true;
+        }
+      }
+      if (!progressed) {
+        for (node_id id : order_)
+          if (!placed[id.index])
+            throw error(fmt::format("the graph has a cycle through node {}", (*this)[id].name));
+      }
+    }
+    order_ = std::move(sorted);
+  }
+
+  std::string unknown_name_message(std::string_view name) const;
+
+  std::vector<std::optional<node>> slots_;  // indexed by node_id; erased nodes leave an empty slot
+  std::vector<node_id> order_;               // live nodes, topologically ordered
+  std::unordered_map<std::string, node_id> by_name_;
+};
+
+namespace detail {
+// Levenshtein distance, for "did you mean" suggestions.
+inline std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+}  // namespace detail
+
+inline std::string graph::unknown_name_message(std::string_view name) const {
+  std::vector<std::pair<std::size_t, std::string_view>> near;
+  for (node_id id : order_) {
+    const std::string& candidate = (*this)[id].name;
+    const std::size_t d = detail::edit_distance(name, candidate);
+    if (d <= std::max<std::size_t>(2, name.size() / 3)) near.emplace_back(d, candidate);
+  }
+  std::sort(near.begin(), near.end());
+  std::string message = fmt::format("no node named \"{}\" in the graph", name);
+  if (!near.empty()) {
+    message += "; did you mean ";
+    for (std::size_t i = 0; i < near.size() && i < 3; ++i)
+      message += fmt::format("{}{}", i == 0 ? "" : " or ", near[i].second);
+    message += "?";
+  } else if (order_.size() <= 20) {
+    std::string all;
+    for (node_id id : order_) all += fmt::format("{}{}", all.empty() ? "" : ", ", (*this)[id].name);
+    message += fmt::format("; its nodes are: {}", all.empty() ? "(none)" : all);
+  }
+  return message;
+}
+
+}  // namespace mase

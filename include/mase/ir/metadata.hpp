@@ -1,0 +1,139 @@
+#pragma once
+// Node metadata: MASE's three sections (common / software / hardware) as structs, with MASE's
+// names for every entry (data_in_0…, weight, bias, data_out_0…; verilog parameters in capitals).
+// ../shared/spec/mase-reference.md §1.4 and §2.3 give the schema.
+
+#include <mase/core/ordered_map.hpp>
+#include <mase/core/shape.hpp>
+#include <mase/core/tensor.hpp>
+#include <mase/format/format.hpp>
+#include <mase/ir/kind.hpp>
+#include <mase/ir/op/op_base.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace mase {
+
+// A tensor argument or result: its shape, its number format and, when recorded, its value.
+// An unquantized tensor has precision float32 (MASE's type "float", precision [32]).
+struct tensor_meta {
+  mase::shape shape;
+  format precision = formats::float32;
+  std::optional<tensor> value;
+
+  // MASE's "type" string, derived from the precision so the two cannot disagree:
+  // "float" for float32, else the format family ("fixed", "minifloat", "block_fp", …).
+  std::string type() const;
+
+  friend bool operator==(const tensor_meta& a, const tensor_meta& b) {
+    return a.shape == b.shape && a.precision == b.precision && a.value.has_value() == b.value.has_value() &&
+           (!a.value || a.value->identical(*b.value));
+  }
+};
+
+// A non-tensor argument (softmax's dim, inplace, …), with its value.
+using config_value = attribute_value;
+
+// An entry of common.args: a tensor or a config value.
+using arg_meta = std::variant<tensor_meta, config_value>;
+
+struct common_meta {
+  std::string mase_op;
+  node_kind mase_type = node_kind::placeholder;
+  // data_in_0, data_in_1, … then parameters (weight, bias, …) then config args, in that order.
+  ordered_map<arg_meta> args;
+  // data_out_0, data_out_1, …
+  ordered_map<tensor_meta> results;
+
+  friend bool operator==(const common_meta&, const common_meta&) = default;
+};
+
+// A statistic's fields: a number, a list of numbers, or MASE's "NA" (too few samples).
+struct not_available {
+  friend bool operator==(not_available, not_available) = default;
+};
+using stat_value = std::variant<double, std::vector<double>, not_available>;
+// One statistic ("range_min_max": {min, max, range, count}).
+using statistic = ordered_map<stat_value>;
+
+// software.args[entry] / software.results[entry]: the statistics profiled for it.
+struct software_entry {
+  ordered_map<statistic> stat;
+  friend bool operator==(const software_entry&, const software_entry&) = default;
+};
+
+struct software_meta {
+  ordered_map<software_entry> args;
+  ordered_map<software_entry> results;
+  friend bool operator==(const software_meta&, const software_meta&) = default;
+};
+
+// MASE_HARDWARE_TOOLCHAIN.
+enum class toolchain : std::uint8_t { internal_rtl, external_rtl, internal_hls, external_hls, mlir_hls };
+inline constexpr std::array<std::string_view, 5> toolchain_names{"INTERNAL_RTL", "EXTERNAL_RTL", "INTERNAL_HLS",
+                                                                 "EXTERNAL_HLS", "MLIR_HLS"};
+constexpr std::string_view to_string(toolchain t) noexcept { return toolchain_names[static_cast<std::size_t>(t)]; }
+inline toolchain toolchain_from_string(std::string_view name) {
+  for (std::size_t i = 0; i < toolchain_names.size(); ++i)
+    if (toolchain_names[i] == name) return static_cast<toolchain>(i);
+  throw error(fmt::format("unknown toolchain \"{}\"; the toolchains are INTERNAL_RTL, EXTERNAL_RTL, INTERNAL_HLS, "
+                          "EXTERNAL_HLS and MLIR_HLS",
+                          name));
+}
+
+// How a parameter reaches the hardware.
+struct interface_entry {
+  std::string storage = "BRAM";
+  bool transpose = false;
+  friend bool operator==(const interface_entry&, const interface_entry&) = default;
+};
+
+// A Verilog parameter value: an integer, a flag, a list (array parameters) or a string.
+using verilog_value = std::variant<std::int64_t, bool, std::vector<std::int64_t>, std::string>;
+
+struct hardware_meta {
+  bool is_implicit = false;
+  int device_id = -1;
+  mase::toolchain toolchain = toolchain::internal_rtl;
+  std::optional<std::string> module;  // the RTL top module; none for HLS nodes
+  ordered_map<interface_entry> interface;  // per parameter arg
+  ordered_map<verilog_value> verilog_param;  // DATA_IN_0_PRECISION_0, …
+  std::vector<std::string> dependence_files;  // relative to the RTL library
+  std::array<int, 4> max_parallelism{4, 4, 4, 4};
+  friend bool operator==(const hardware_meta&, const hardware_meta&) = default;
+};
+
+struct node_metadata {
+  common_meta common;
+  software_meta software;
+  hardware_meta hardware;
+  friend bool operator==(const node_metadata&, const node_metadata&) = default;
+};
+
+// MASE's entry names: data_in_<i>, data_out_<i>.
+inline std::string data_in_name(std::size_t i) { return fmt::format("data_in_{}", i); }
+inline std::string data_out_name(std::size_t i) { return fmt::format("data_out_{}", i); }
+
+inline std::string tensor_meta::type() const {
+  return precision.visit([&](const auto& f) -> std::string {
+    using F = std::decay_t<decltype(f)>;
+    if constexpr (std::is_same_v<F, fixed_fmt>) return "fixed";
+    else if constexpr (std::is_same_v<F, minifloat_fmt>) return f == formats::float32 ? "float" : "minifloat";
+    else if constexpr (std::is_same_v<F, log_fmt>) return "log";
+    else if constexpr (std::is_same_v<F, binary_fmt>) return "binary";
+    else if constexpr (std::is_same_v<F, ternary_fmt>) return "ternary";
+    else if constexpr (std::is_same_v<F, residual_sign_fmt>) return "residual_sign";
+    else if constexpr (std::is_same_v<F, block_fp_fmt>) return "block_fp";
+    else if constexpr (std::is_same_v<F, block_minifloat_fmt>) return "block_minifloat";
+    else if constexpr (std::is_same_v<F, block_log_fmt>) return "block_log";
+    else if constexpr (std::is_same_v<F, mxint_fmt>) return "mxint";
+    else return "mx";
+  });
+}
+
+}  // namespace mase

@@ -1,0 +1,18 @@
+#pragma once
+// a + b with broadcasting (operator.add / torch.add).
+
+#include <mase/ir/op/shape_rules.hpp>
+
+namespace mase::op {
+
+struct add {
+  static constexpr std::string_view name = "add";
+  using kind = mase::kind::builtin_func;
+  static constexpr arity inputs{2, 2};
+  static constexpr auto attributes() { return std::tuple{}; }
+
+  constexpr shape_result infer_shapes(std::span<const shape> in) const { return shape_rules::broadcast_all(in); }
+  constexpr bool operator==(const add&) const = default;
+};
+
+}  // namespace mase::op

@@ -1,0 +1,20 @@
+#pragma once
+// max(x, 0), element-wise (torch.nn.ReLU).
+
+#include <mase/ir/op/shape_rules.hpp>
+
+namespace mase::op {
+
+struct relu {
+  bool inplace = false;
+
+  static constexpr std::string_view name = "relu";
+  using kind = mase::kind::module_related_func;
+  static constexpr arity inputs{1, 1};
+  static constexpr auto attributes() { return std::tuple{attribute("inplace", &relu::inplace)}; }
+
+  constexpr shape_result infer_shapes(std::span<const shape> in) const { return shape_rules::same_as_input(in); }
+  constexpr bool operator==(const relu&) const = default;
+};
+
+}  // namespace mase::op
