@@ -6,6 +6,7 @@
 #include <mase/ir/op/constant.hpp>
 #include <mase/ir/op/dropout.hpp>
 #include <mase/ir/op/getitem.hpp>
+#include <mase/ir/op/identity.hpp>
 #include <mase/ir/op/linear.hpp>
 #include <mase/ir/op/output.hpp>
 #include <mase/ir/op/placeholder.hpp>
@@ -18,6 +19,6 @@ namespace mase {
 
 using op_variant = std::variant<  //
     op::placeholder, op::constant, op::output,
-    op::linear, op::relu, op::dropout, op::add, op::split, op::getitem>;
+    op::linear, op::relu, op::dropout, op::identity, op::add, op::split, op::getitem>;
 
 }  // namespace mase

@@ -3,6 +3,7 @@
 // readers to their input and erasing them (MASE's tutorial 1 does this for dropout).
 
 #include <mase/ir/op/dropout.hpp>
+#include <mase/ir/op/identity.hpp>
 #include <mase/pass/pipeline.hpp>
 
 #include <vector>

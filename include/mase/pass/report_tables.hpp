@@ -73,7 +73,10 @@ public:
     for (const auto& row : rows_) measure(row);
 
     std::string separator;
-    for (std::size_t c = 0; c < widths.size(); ++c) separator += (c == 0 ? "" : "  ") + std::string(widths[c], '-');
+    for (std::size_t c = 0; c < widths.size(); ++c) {
+      if (c > 0) separator += "  ";
+      separator.append(widths[c], '-');
+    }
     separator += '\n';
 
     write_row(os, header_, widths);
