@@ -1,0 +1,83 @@
+#pragma once
+// Writing files so that an interrupted or failed write never leaves a damaged file behind:
+// the content goes to a temporary file in the target's folder (so the rename stays on one file
+// system and is atomic), which is renamed into place only once it is complete.
+
+#include <mase/core/error.hpp>
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+#include <stdlib.h>  // mkstemp
+#include <unistd.h>  // close
+
+#include <fmt/format.h>
+
+namespace mase {
+
+// A temporary file next to `target`, removed on destruction unless renamed into place.
+class temp_file {
+public:
+  temp_file(const std::filesystem::path& target, std::string_view suffix) {
+    const std::filesystem::path folder = target.parent_path().empty() ? std::filesystem::path(".") : target.parent_path();
+    std::string pattern = (folder / fmt::format(".{}.{}.XXXXXX", target.filename().string(), suffix)).string();
+    const int fd = ::mkstemp(pattern.data());
+    if (fd < 0)
+      throw error(fmt::format("cannot write {}: creating a temporary file in {} failed: {}", target.string(),
+                              folder.string(), std::system_category().message(errno)));
+    ::close(fd);
+    path_ = pattern;
+  }
+  temp_file(const temp_file&) = delete;
+  temp_file& operator=(const temp_file&) = delete;
+  ~temp_file() {
+    if (!path_.empty()) {
+      std::error_code ignored;
+      std::filesystem::remove(path_, ignored);
+    }
+  }
+
+  const std::filesystem::path& path() const noexcept { return path_; }
+
+  // Replaces the temporary file's content; `target` names the file in error messages.
+  void write(std::string_view text, const std::filesystem::path& target) const {
+    std::ofstream file(path_, std::ios::binary | std::ios::trunc);
+    file.write(text.data(), static_cast<std::streamsize>(text.size()));
+    file.close();
+    if (!file) throw error(fmt::format("cannot write {}: writing {} failed", target.string(), path_.string()));
+  }
+
+  std::string read() const {
+    std::ifstream file(path_, std::ios::binary);
+    std::ostringstream text;
+    text << file.rdbuf();
+    return text.str();
+  }
+
+  // Moves the file to `target`; it is no longer removed.
+  void rename_to(const std::filesystem::path& target) {
+    std::error_code ec;
+    std::filesystem::rename(path_, target, ec);
+    if (ec)
+      throw error(fmt::format("cannot write {}: renaming {} into place failed: {}", target.string(), path_.string(),
+                              ec.message()));
+    path_.clear();
+  }
+
+private:
+  std::filesystem::path path_;
+};
+
+// Writes `text` to `target` atomically: readers see the old file or the complete new one.
+inline void write_file_atomically(const std::filesystem::path& target, std::string_view text) {
+  temp_file out(target, "tmp");
+  out.write(text, target);
+  out.rename_to(target);
+}
+
+}  // namespace mase
