@@ -113,7 +113,7 @@ inline op_variant make_op(std::string_view name, const ordered_map<attribute_val
   const std::string context = where.empty() ? std::string() : fmt::format("{}: ", where);
   std::optional<op_variant> made;
   [&]<class... Ops>(std::type_identity<std::variant<Ops...>>) {
-    ((Ops::name == name ? (made = [&] {
+    (void)((Ops::name == name ? (made = [&] {
                              Ops op{};
                              std::size_t used = 0;
                              for_each_attribute(op, [&](std::string_view attr, auto& field) {

@@ -160,7 +160,7 @@ inline void write_graph_report(std::ostream& os, const graph& g) {
     if (op == per_op.end()) per_op.emplace_back(n.op_name(), 1);
     else ++op->second;
   }
-  os << fmt::format("Graph: {} nodes\n", g.size());
+  os << fmt::format("Graph: {} node{}\n", g.size(), g.size() == 1 ? "" : "s");
   nodes.write(os);
 
   detail::text_table kinds({"kind", "count"});

@@ -11,7 +11,10 @@ struct add {
   static constexpr arity inputs{2, 2};
   static constexpr auto attributes() { return std::tuple{}; }
 
-  constexpr shape_result infer_shapes(std::span<const shape> in) const { return shape_rules::broadcast_all(in); }
+  constexpr shape_result infer_shapes(std::span<const shape> in) const {
+    const shape_result r = shape_rules::broadcast_all(in);
+    return r.ok() ? r : shape_error("add: the input shapes do not broadcast");
+  }
   constexpr bool operator==(const add&) const = default;
 };
 

@@ -7,7 +7,7 @@
 namespace mase::op {
 
 struct constant {
-  dims shape;
+  dims shape{};
 
   static constexpr std::string_view name = "constant";
   using kind = mase::kind::get_attr;

@@ -46,6 +46,10 @@ template <class Op, attribute_type T>
 struct attribute {
   std::string_view name;
   T Op::*member;
+  // A constructor rather than aggregate initialisation: clang before 16 cannot make aggregates
+  // from parentheses, which the deduction guide below needs.
+  constexpr attribute(std::string_view attribute_name, T Op::*attribute_member) noexcept
+      : name(attribute_name), member(attribute_member) {}
 };
 template <class Op, class T>
 attribute(const char*, T Op::*) -> attribute<Op, T>;

@@ -6,7 +6,7 @@
 namespace mase::op {
 
 struct placeholder {
-  dims shape;
+  dims shape{};
 
   static constexpr std::string_view name = "placeholder";
   using kind = mase::kind::placeholder;
