@@ -55,4 +55,106 @@ constexpr std::int64_t window_output(std::int64_t length, std::int64_t kernel, s
   return out;
 }
 
+// normalize_dim, but a rank-0 tensor takes 0 and -1 as PyTorch does (maybe_wrap_dim treats a
+// scalar as having one dimension for indexing).
+constexpr int normalize_dim_scalar_ok(std::int64_t d, int rank) noexcept {
+  return normalize_dim(d, rank == 0 ? 1 : rank);
+}
+
+// a * b into `out`; false when it overflows int64 (shapes read from files may hold anything).
+constexpr bool multiply_checked(std::int64_t a, std::int64_t b, std::int64_t& out) noexcept {
+  return !__builtin_mul_overflow(a, b, &out);
+}
+
+// The dimensions of `s` before its last `count` (a matrix product's batch dimensions); none when
+// `s` has `count` dimensions or fewer.
+constexpr shape leading_dims(const shape& s, int count) {
+  shape lead;
+  for (int i = 0; i + count < s.size(); ++i) lead.push_back(s[i]);
+  return lead;
+}
+
+// The errors reshape_to reports; each op using it spells them with its own name first.
+struct reshape_errors {
+  const char* bad_entry;             // an entry below -1
+  const char* two_unknowns;          // more than one -1
+  const char* unknown_is_ambiguous;  // -1 beside a 0 entry: any size would fit
+  const char* count_mismatch;        // the element counts differ
+};
+
+// torch.reshape/view's target shape: at most one -1, inferred from the element count.
+constexpr shape_result reshape_to(const shape& in, const dims& target, const reshape_errors& why) {
+  std::int64_t in_count = 1;
+  for (std::int64_t d : in)
+    if (!multiply_checked(in_count, d, in_count)) return shape_error(why.count_mismatch);
+  int unknown = -1;
+  std::int64_t known_count = 1;
+  for (int i = 0; i < target.size(); ++i) {
+    if (target[i] == -1) {
+      if (unknown >= 0) return shape_error(why.two_unknowns);
+      unknown = i;
+    } else if (target[i] < -1) {
+      return shape_error(why.bad_entry);
+    } else if (!multiply_checked(known_count, target[i], known_count)) {
+      return shape_error(why.count_mismatch);
+    }
+  }
+  shape out = target;
+  if (unknown >= 0) {
+    if (known_count == 0) return shape_error(why.unknown_is_ambiguous);
+    if (in_count % known_count != 0) return shape_error(why.count_mismatch);
+    out[unknown] = in_count / known_count;
+  } else if (known_count != in_count) {
+    return shape_error(why.count_mismatch);
+  }
+  return shape_ok(out);
+}
+
+// PyTorch takes a window parameter (kernel_size, stride, …) as one value for every spatial
+// dimension or one per dimension: `3` or `(3, 5)`. Whether `values` is either, for `spatial` dims.
+constexpr bool fits_spatial(const dims& values, int spatial) noexcept {
+  return values.size() == 1 || values.size() == spatial;
+}
+// Entry i of such a parameter.
+constexpr std::int64_t per_dim(const dims& values, int i) noexcept { return values[values.size() == 1 ? 0 : i]; }
+
+// The errors sliding_window reports; each op using it spells them with its own name first.
+struct window_errors {
+  const char* entry_count;  // a parameter has neither 1 nor `spatial` entries
+  const char* entry_value;  // kernel, stride or dilation below 1, or padding below 0
+  const char* input_rank;   // the input is neither [N, C, spatial…] nor unbatched [C, spatial…]
+  const char* too_small;    // the dilated window is larger than the padded input
+};
+
+// A convolution or pooling window over the last `spatial` dimensions of an input [N, C, …] or
+// unbatched [C, …]: the input's shape with those dimensions replaced by window_output. The
+// channel dimension is left for the caller to check and replace.
+constexpr shape_result sliding_window(const shape& x, int spatial, const dims& kernel, const dims& stride,
+                                      const dims& padding, const dims& dilation, bool ceil_mode,
+                                      const window_errors& why) {
+  for (const dims* p : {&kernel, &stride, &padding, &dilation})
+    if (!fits_spatial(*p, spatial)) return shape_error(why.entry_count);
+  for (int i = 0; i < spatial; ++i)
+    if (per_dim(kernel, i) < 1 || per_dim(stride, i) < 1 || per_dim(dilation, i) < 1 || per_dim(padding, i) < 0)
+      return shape_error(why.entry_value);
+  if (x.size() != spatial + 1 && x.size() != spatial + 2) return shape_error(why.input_rank);
+  shape out = x;
+  for (int i = 0; i < spatial; ++i) {
+    const int d = x.size() - spatial + i;
+    const std::int64_t length = window_output(x[d], per_dim(kernel, i), per_dim(stride, i), per_dim(padding, i),
+                                              per_dim(dilation, i), ceil_mode);
+    if (length < 1) return shape_error(why.too_small);
+    out[d] = length;
+  }
+  return shape_ok(out);
+}
+
+// Whether the last dimensions of x are `tail` (layer_norm's normalized_shape).
+constexpr bool ends_with(const shape& x, const dims& tail) noexcept {
+  if (tail.size() > x.size()) return false;
+  for (int i = 0; i < tail.size(); ++i)
+    if (x[x.size() - tail.size() + i] != tail[i]) return false;
+  return true;
+}
+
 }  // namespace mase::shape_rules

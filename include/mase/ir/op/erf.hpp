@@ -1,0 +1,18 @@
+#pragma once
+// The error function, element-wise (torch.erf; GELU's exact form uses it).
+
+#include <mase/ir/op/shape_rules.hpp>
+
+namespace mase::op {
+
+struct erf {
+  static constexpr std::string_view name = "erf";
+  using kind = mase::kind::builtin_func;
+  static constexpr arity inputs{1, 1};
+  static constexpr auto attributes() { return std::tuple{}; }
+
+  constexpr shape_result infer_shapes(std::span<const shape> in) const { return shape_rules::same_as_input(in); }
+  constexpr bool operator==(const erf&) const = default;
+};
+
+}  // namespace mase::op

@@ -1,0 +1,19 @@
+#pragma once
+// eˣ, element-wise (torch.exp). MASE's builtin list lacks exp; it is a builtin_func here, like
+// its siblings sqrt and erf.
+
+#include <mase/ir/op/shape_rules.hpp>
+
+namespace mase::op {
+
+struct exp {
+  static constexpr std::string_view name = "exp";
+  using kind = mase::kind::builtin_func;
+  static constexpr arity inputs{1, 1};
+  static constexpr auto attributes() { return std::tuple{}; }
+
+  constexpr shape_result infer_shapes(std::span<const shape> in) const { return shape_rules::same_as_input(in); }
+  constexpr bool operator==(const exp&) const = default;
+};
+
+}  // namespace mase::op
