@@ -1,0 +1,49 @@
+#pragma once
+// Mean over sliding windows (torch.nn.AvgPool2d), input [N, C, H, W] or unbatched [C, H, W].
+// kernel_size, stride and padding hold one entry (both dimensions) or two (H, W), as PyTorch takes
+// `3` or `(3, 5)`; an empty stride means stride = kernel_size (PyTorch's stride=None).
+// count_include_pad: whether the zero padding counts in a window's divisor. divisor_override, when
+// positive, replaces the divisor (PyTorch's divisor_override; 0 is None, which PyTorch never
+// accepts as a divisor).
+
+#include <mase/ir/op/shape_rules.hpp>
+
+namespace mase::op {
+
+struct avg_pool2d {
+  dims kernel_size{};
+  dims stride{};
+  dims padding{0};
+  bool ceil_mode = false;
+  bool count_include_pad = true;
+  std::int64_t divisor_override = 0;
+
+  static constexpr std::string_view name = "avg_pool2d";
+  using kind = mase::kind::module_related_func;
+  static constexpr arity inputs{1, 1};
+  static constexpr auto attributes() {
+    return std::tuple{attribute("kernel_size", &avg_pool2d::kernel_size), attribute("stride", &avg_pool2d::stride),
+                      attribute("padding", &avg_pool2d::padding), attribute("ceil_mode", &avg_pool2d::ceil_mode),
+                      attribute("count_include_pad", &avg_pool2d::count_include_pad),
+                      attribute("divisor_override", &avg_pool2d::divisor_override)};
+  }
+
+  constexpr shape_result infer_shapes(std::span<const shape> in) const {
+    if (divisor_override < 0) return shape_error("avg_pool2d: divisor_override must be positive, or 0 for none");
+    const shape_result r = shape_rules::sliding_window(
+        in[0], 2, kernel_size, stride.empty() ? kernel_size : stride, padding, dims{1}, ceil_mode,
+        {.entry_count = "avg_pool2d: kernel_size, stride and padding need 1 or 2 entries (stride may be empty)",
+         .entry_value = "avg_pool2d: kernel_size and stride must be positive and padding non-negative",
+         .input_rank = "avg_pool2d: the input must be [N, C, H, W] or unbatched [C, H, W]",
+         .too_small = "avg_pool2d: the window is larger than the padded input"});
+    if (!r.ok()) return r;
+    // PyTorch's rule: wider padding would let a window hold nothing but padding.
+    for (int i = 0; i < 2; ++i)
+      if (shape_rules::per_dim(padding, i) > shape_rules::per_dim(kernel_size, i) / 2)
+        return shape_error("avg_pool2d: padding must be at most half the kernel size");
+    return r;
+  }
+  constexpr bool operator==(const avg_pool2d&) const = default;
+};
+
+}  // namespace mase::op

@@ -1,0 +1,20 @@
+#pragma once
+// relu6(x + 3) / 6, element-wise (torch.nn.Hardsigmoid).
+
+#include <mase/ir/op/shape_rules.hpp>
+
+namespace mase::op {
+
+struct hardsigmoid {
+  bool inplace = false;
+
+  static constexpr std::string_view name = "hardsigmoid";
+  using kind = mase::kind::module_related_func;
+  static constexpr arity inputs{1, 1};
+  static constexpr auto attributes() { return std::tuple{attribute("inplace", &hardsigmoid::inplace)}; }
+
+  constexpr shape_result infer_shapes(std::span<const shape> in) const { return shape_rules::same_as_input(in); }
+  constexpr bool operator==(const hardsigmoid&) const = default;
+};
+
+}  // namespace mase::op

@@ -1,0 +1,20 @@
+#pragma once
+// min(max(x, 0), 6), element-wise (torch.nn.ReLU6).
+
+#include <mase/ir/op/shape_rules.hpp>
+
+namespace mase::op {
+
+struct relu6 {
+  bool inplace = false;
+
+  static constexpr std::string_view name = "relu6";
+  using kind = mase::kind::module_related_func;
+  static constexpr arity inputs{1, 1};
+  static constexpr auto attributes() { return std::tuple{attribute("inplace", &relu6::inplace)}; }
+
+  constexpr shape_result infer_shapes(std::span<const shape> in) const { return shape_rules::same_as_input(in); }
+  constexpr bool operator==(const relu6&) const = default;
+};
+
+}  // namespace mase::op

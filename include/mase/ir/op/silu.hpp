@@ -1,0 +1,20 @@
+#pragma once
+// x * sigmoid(x), element-wise (torch.nn.SiLU, also called swish).
+
+#include <mase/ir/op/shape_rules.hpp>
+
+namespace mase::op {
+
+struct silu {
+  bool inplace = false;
+
+  static constexpr std::string_view name = "silu";
+  using kind = mase::kind::module_related_func;
+  static constexpr arity inputs{1, 1};
+  static constexpr auto attributes() { return std::tuple{attribute("inplace", &silu::inplace)}; }
+
+  constexpr shape_result infer_shapes(std::span<const shape> in) const { return shape_rules::same_as_input(in); }
+  constexpr bool operator==(const silu&) const = default;
+};
+
+}  // namespace mase::op

@@ -1,0 +1,25 @@
+#pragma once
+// exp(x) / sum(exp(x)) along dim (torch.nn.Softmax). PyTorch's dim=None picks a dimension by a
+// legacy rule and warns; here dim is explicit, the last one by default.
+
+#include <mase/ir/op/shape_rules.hpp>
+
+namespace mase::op {
+
+struct softmax {
+  std::int64_t dim = -1;
+
+  static constexpr std::string_view name = "softmax";
+  using kind = mase::kind::module_related_func;
+  static constexpr arity inputs{1, 1};
+  static constexpr auto attributes() { return std::tuple{attribute("dim", &softmax::dim)}; }
+
+  constexpr shape_result infer_shapes(std::span<const shape> in) const {
+    if (shape_rules::normalize_dim_scalar_ok(dim, in[0].size()) < 0)
+      return shape_error("softmax: dim is out of range for the input");
+    return shape_rules::same_as_input(in);
+  }
+  constexpr bool operator==(const softmax&) const = default;
+};
+
+}  // namespace mase::op

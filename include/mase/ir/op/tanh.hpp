@@ -1,0 +1,18 @@
+#pragma once
+// tanh(x), element-wise (torch.nn.Tanh).
+
+#include <mase/ir/op/shape_rules.hpp>
+
+namespace mase::op {
+
+struct tanh {
+  static constexpr std::string_view name = "tanh";
+  using kind = mase::kind::module_related_func;
+  static constexpr arity inputs{1, 1};
+  static constexpr auto attributes() { return std::tuple{}; }
+
+  constexpr shape_result infer_shapes(std::span<const shape> in) const { return shape_rules::same_as_input(in); }
+  constexpr bool operator==(const tanh&) const = default;
+};
+
+}  // namespace mase::op
