@@ -222,7 +222,8 @@ TEST_CASE("malformed format strings throw mase::error naming the string") {
   // unknown names
   check_rejected("fixd<8,3>", "unknown format name");
   check_rejected("FIXED<8,3>", "unknown format name");
-  check_rejected("float32", "unknown format name");
+  check_rejected("float64", "unknown format name");
+  check_rejected("float32<1>");
   check_rejected("mxfp5_e2m2", "unknown format name");
   check_rejected("mxint", "unknown format name");
   check_rejected("e4m3<1>");

@@ -6,6 +6,7 @@
 
 #include <mase/core/error.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -51,10 +52,7 @@ struct shape {
   }
 
   constexpr bool operator==(const shape& other) const noexcept {
-    if (rank != other.rank) return false;
-    for (int i = 0; i < rank; ++i)
-      if ((*this)[i] != other[i]) return false;
-    return true;
+    return rank == other.rank && std::equal(begin(), end(), other.begin());
   }
 
 private:
