@@ -13,8 +13,9 @@
 #include <string_view>
 #include <system_error>
 
+#include <fcntl.h>   // open
 #include <stdlib.h>  // mkstemp
-#include <unistd.h>  // close
+#include <unistd.h>  // close, fsync, write
 
 #include <fmt/format.h>
 
@@ -44,12 +45,28 @@ public:
 
   const std::filesystem::path& path() const noexcept { return path_; }
 
-  // Replaces the temporary file's content; `target` names the file in error messages.
+  // Replaces the temporary file's content and syncs it to disk (so that the rename that follows
+  // never publishes a file whose data is not yet written); `target` names the file in errors.
   void write(std::string_view text, const std::filesystem::path& target) const {
-    std::ofstream file(path_, std::ios::binary | std::ios::trunc);
-    file.write(text.data(), static_cast<std::streamsize>(text.size()));
-    file.close();
-    if (!file) throw error(fmt::format("cannot write {}: writing {} failed", target.string(), path_.string()));
+    int error_number = 0;  // the first failure's errno
+    const auto check = [&](bool ok) {
+      if (!ok && error_number == 0) error_number = errno != 0 ? errno : EIO;
+      return ok;
+    };
+    const int fd = ::open(path_.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (check(fd >= 0)) {
+      for (std::size_t done = 0; done < text.size();) {
+        const ::ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (!check(n > 0)) break;
+        done += static_cast<std::size_t>(n);
+      }
+      if (error_number == 0) check(::fsync(fd) == 0);
+      check(::close(fd) == 0);
+    }
+    if (error_number != 0)
+      throw error(fmt::format("cannot write {}: writing {} failed: {}", target.string(), path_.string(),
+                              std::system_category().message(error_number)));
   }
 
   std::string read() const {
