@@ -981,18 +981,9 @@ inline void add_node(graph& g, const json& j, std::size_t index, tensor_store& s
   const auto& known = op_names();
   if (std::find(known.begin(), known.end(), op_name) == known.end()) {
     // The nearest names if they are near (a typo), else the whole vocabulary.
-    std::vector<std::pair<std::size_t, std::string_view>> by_distance;
     std::string all;
-    for (std::string_view k : known) {
-      all += fmt::format("{}{}", all.empty() ? "" : ", ", k);
-      by_distance.emplace_back(mase::detail::edit_distance(op_name, k), k);
-    }
-    std::sort(by_distance.begin(), by_distance.end());
-    std::string near;
-    for (std::size_t i = 0; i < by_distance.size() && i < 3; ++i)
-      if (by_distance[i].first == by_distance[0].first &&
-          by_distance[i].first <= std::max<std::size_t>(2, op_name.size() / 3))
-        near += fmt::format("{}{}", near.empty() ? "" : " or ", by_distance[i].second);
+    for (std::string_view k : known) all += fmt::format("{}{}", all.empty() ? "" : ", ", k);
+    const std::string near = nearest_names(op_name, known);
     fail(node_field(where, "op"), near.empty() ? fmt::format("unknown op \"{}\"; the ops this mase knows are: {}", op_name, all)
                                                : fmt::format("unknown op \"{}\"; did you mean {}?", op_name, near));
   }

@@ -5,6 +5,7 @@
 
 #include <mase/core/error.hpp>
 #include <mase/core/ordered_map.hpp>
+#include <mase/core/suggest.hpp>
 #include <mase/core/tensor.hpp>
 #include <mase/ir/metadata.hpp>
 #include <mase/ir/op_traits.hpp>
@@ -348,41 +349,15 @@ private:
   std::unordered_map<std::string, node_id> by_name_;
 };
 
-namespace detail {
-// Levenshtein distance, for "did you mean" suggestions.
-inline std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-}  // namespace detail
-
 inline std::string graph::unknown_name_message(std::string_view name) const {
-  std::vector<std::pair<std::size_t, std::string_view>> near;
-  for (node_id id : order_) {
-    const std::string& candidate = (*this)[id].name;
-    const std::size_t d = detail::edit_distance(name, candidate);
-    if (d <= std::max<std::size_t>(2, name.size() / 3)) near.emplace_back(d, candidate);
-  }
-  std::sort(near.begin(), near.end());
+  std::vector<std::string_view> names;
+  for (node_id id : order_) names.push_back((*this)[id].name);
   std::string message = fmt::format("no node named \"{}\" in the graph", name);
-  if (!near.empty()) {
-    message += "; did you mean ";
-    for (std::size_t i = 0; i < near.size() && i < 3; ++i)
-      message += fmt::format("{}{}", i == 0 ? "" : " or ", near[i].second);
-    message += "?";
-  } else if (order_.size() <= 20) {
+  if (const std::string near = nearest_names(name, names); !near.empty()) {
+    message += fmt::format("; did you mean {}?", near);
+  } else if (names.size() <= 20) {
     std::string all;
-    for (node_id id : order_) all += fmt::format("{}{}", all.empty() ? "" : ", ", (*this)[id].name);
+    for (std::string_view n : names) all += fmt::format("{}{}", all.empty() ? "" : ", ", n);
     message += fmt::format("; its nodes are: {}", all.empty() ? "(none)" : all);
   }
   return message;

@@ -4,6 +4,7 @@
 
 #include <mase/core/error.hpp>
 #include <mase/core/ordered_map.hpp>
+#include <mase/core/suggest.hpp>
 #include <mase/ir/ops.hpp>
 
 #include <optional>
@@ -146,7 +147,11 @@ inline op_variant make_op(std::string_view name, const ordered_map<attribute_val
                         : false) ||
      ...);
   }(std::type_identity<op_variant>{});
-  if (!made) throw error(fmt::format("{}unknown op \"{}\"; the ops mase knows are listed by mase::op_names()", context, name));
+  if (!made) {
+    const std::string near = nearest_names(name, op_names());
+    throw error(near.empty() ? fmt::format("{}unknown op \"{}\"; mase::op_names() lists the ops mase knows", context, name)
+                             : fmt::format("{}unknown op \"{}\"; did you mean {}?", context, name, near));
+  }
   return *made;
 }
 
