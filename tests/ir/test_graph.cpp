@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -167,5 +168,23 @@ TEST_CASE("graphs compare by structure, parameters bit for bit and metadata") {
   b.g.set_parameter(b.fc1, "bias", tensor({3}, {0.0f, 0.0f, 0.0f}));
   CHECK(a.g == b.g);
   b.g.at("fc2").meta.hardware.device_id = 3;
+  CHECK_FALSE(a.g == b.g);
+}
+
+TEST_CASE("metadata compares bit for bit: a NaN statistic equals itself, -0 differs from +0") {
+  mlp a, b;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (mlp* m : {&a, &b}) {
+    m->g.at("fc1").meta.software.args["weight"].stat["range_min_max"]["min"] = nan;
+    m->g.at("fc1").meta.software.args["weight"].stat["range_min_max"]["all"] = std::vector<double>{1.0, nan};
+    m->g.at("fc1").meta.common.args["negative_slope"] = config_value(nan);
+  }
+  CHECK(a.g == b.g);
+  b.g.at("fc1").meta.common.args["negative_slope"] = config_value(-0.0);
+  a.g.at("fc1").meta.common.args["negative_slope"] = config_value(0.0);
+  CHECK_FALSE(a.g == b.g);
+  a.g.at("fc1").meta.common.args["negative_slope"] = config_value(-0.0);
+  CHECK(a.g == b.g);
+  b.g.at("fc1").meta.software.args["weight"].stat["range_min_max"]["all"] = std::vector<double>{1.0, -nan};
   CHECK_FALSE(a.g == b.g);
 }

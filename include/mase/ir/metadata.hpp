@@ -10,7 +10,9 @@
 #include <mase/ir/kind.hpp>
 #include <mase/ir/op/op_base.hpp>
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -42,6 +44,31 @@ using config_value = attribute_value;
 // An entry of common.args: a tensor or a config value.
 using arg_meta = std::variant<tensor_meta, config_value>;
 
+// Metadata compares bit for bit, as tensors do: a NaN statistic equals itself and -0 differs
+// from +0, so a graph equals its reloaded checkpoint exactly when nothing was lost.
+namespace detail {
+inline bool same_bits(double a, double b) noexcept {
+  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+}
+inline bool same_value(const attribute_value& a, const attribute_value& b) {
+  const double* x = std::get_if<double>(&a);
+  const double* y = std::get_if<double>(&b);
+  return x != nullptr && y != nullptr ? same_bits(*x, *y) : a == b;
+}
+inline bool same_value(const arg_meta& a, const arg_meta& b) {
+  if (a.index() != b.index()) return false;
+  if (const auto* t = std::get_if<tensor_meta>(&a)) return *t == std::get<tensor_meta>(b);
+  return same_value(std::get<config_value>(a), std::get<config_value>(b));
+}
+// Same keys in the same order, values equal under `same`.
+template <class T, class Same>
+bool same_entries(const ordered_map<T>& a, const ordered_map<T>& b, Same same) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [&](const auto& x, const auto& y) {
+           return x.first == y.first && same(x.second, y.second);
+         });
+}
+}  // namespace detail
+
 struct common_meta {
   std::string mase_op;
   node_kind mase_type = node_kind::placeholder;
@@ -50,7 +77,10 @@ struct common_meta {
   // data_out_0, data_out_1, …
   ordered_map<tensor_meta> results;
 
-  friend bool operator==(const common_meta&, const common_meta&) = default;
+  friend bool operator==(const common_meta& a, const common_meta& b) {
+    return a.mase_op == b.mase_op && a.mase_type == b.mase_type && a.results == b.results &&
+           detail::same_entries(a.args, b.args, [](const arg_meta& x, const arg_meta& y) { return detail::same_value(x, y); });
+  }
 };
 
 // A statistic's fields: a number, a list of numbers, or MASE's "NA" (too few samples).
@@ -64,7 +94,20 @@ using statistic = ordered_map<stat_value>;
 // software.args[entry] / software.results[entry]: the statistics profiled for it.
 struct software_entry {
   ordered_map<statistic> stat;
-  friend bool operator==(const software_entry&, const software_entry&) = default;
+  friend bool operator==(const software_entry& a, const software_entry& b) {
+    const auto same_field = [](const stat_value& x, const stat_value& y) {
+      if (x.index() != y.index()) return false;
+      if (const double* d = std::get_if<double>(&x)) return detail::same_bits(*d, std::get<double>(y));
+      if (const auto* v = std::get_if<std::vector<double>>(&x)) {
+        const auto& w = std::get<std::vector<double>>(y);
+        return v->size() == w.size() && std::equal(v->begin(), v->end(), w.begin(), detail::same_bits);
+      }
+      return true;  // not_available
+    };
+    return detail::same_entries(a.stat, b.stat, [&](const statistic& x, const statistic& y) {
+      return detail::same_entries(x, y, same_field);
+    });
+  }
 };
 
 struct software_meta {
