@@ -33,14 +33,19 @@ mase::tensor counting(const mase::shape& s, float start) {
   return t;
 }
 
-// The published FNV-1a 64 (written again here so the test does not trust the library's copy).
-std::uint64_t fnv1a64(std::string_view bytes) {
+// The checkpoint's pairing hash, from its definition in checkpoint.hpp's comment: FNV-1a 64
+// over little-endian 8-byte words, the last zero-padded, then the byte count. Written
+// independently of the library's streaming version.
+std::uint64_t fnv1a64_words(std::string_view bytes) {
+  std::string padded(bytes);
+  padded.append((8 - padded.size() % 8) % 8, '\0');
   std::uint64_t h = 0xcbf29ce484222325ull;
-  for (char c : bytes) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 0x100000001b3ull;
+  for (std::size_t i = 0; i < padded.size(); i += 8) {
+    std::uint64_t w = 0;
+    for (std::size_t k = 0; k < 8; ++k) w |= std::uint64_t{static_cast<unsigned char>(padded[i + k])} << (8 * k);
+    h = (h ^ w) * 0x100000001b3ull;
   }
-  return h;
+  return (h ^ bytes.size()) * 0x100000001b3ull;
 }
 
 // A safetensors file from its header text and data, laid out by hand from the spec.
@@ -58,8 +63,8 @@ std::string repair_pairing(std::string json, std::string_view safetensors) {
   REQUIRE(begin != std::string::npos);
   const auto end = json.find('}', begin);
   return json.replace(begin, end + 1 - begin,
-                      fmt::format("\"safetensors\": {{\"bytes\": {}, \"fnv1a64\": \"{:016x}\"}}", safetensors.size(),
-                                  fnv1a64(safetensors)));
+                      fmt::format("\"safetensors\": {{\"bytes\": {}, \"fnv1a64_words\": \"{:016x}\"}}", safetensors.size(),
+                                  fnv1a64_words(safetensors)));
 }
 
 std::string replaced(std::string text, std::string_view from, std::string_view to) {
@@ -212,10 +217,31 @@ mase::graph small_graph(float first_weight = 0.5f) {
 
 }  // namespace
 
-TEST_CASE("FNV-1a 64 of the test helper matches the published test vectors") {
-  CHECK(fnv1a64("") == 0xcbf29ce484222325ull);
-  CHECK(fnv1a64("a") == 0xaf63dc4c8601ec8cull);
-  CHECK(fnv1a64("foobar") == 0x85944171f73967e8ull);
+TEST_CASE("the pairing hash is FNV-1a 64 over 8-byte words, however the bytes arrive") {
+  // FNV-1a's offset basis and prime: the empty input hashes to basis * prime (the byte count 0).
+  CHECK(fnv1a64_words("") == 0xcbf29ce484222325ull * 0x100000001b3ull);
+  std::string bytes;
+  for (int i = 0; i < 1000; ++i) bytes += static_cast<char>((i * 37 + 11) & 0xff);
+  for (std::size_t length : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{8}, std::size_t{9},
+                             std::size_t{63}, std::size_t{1000}})
+    for (std::size_t chunk : {std::size_t{1}, std::size_t{3}, std::size_t{8}, std::size_t{13}, std::size_t{1000}}) {
+      mase::checkpoint_detail::fnv1a64_words streaming;
+      for (std::size_t at = 0; at < length; at += chunk)
+        streaming.update(bytes.data() + at, std::min(chunk, length - at));
+      INFO("length " << length << ", chunks of " << chunk);
+      CHECK(streaming.value() == fnv1a64_words(std::string_view(bytes).substr(0, length)));
+    }
+  // A change in any one byte changes the hash; so does appending a zero byte.
+  const std::uint64_t base = fnv1a64_words(bytes);
+  for (std::size_t i = 0; i < bytes.size(); i += 97) {
+    std::string changed = bytes;
+    changed[i] = static_cast<char>(changed[i] ^ 0x10);
+    CHECK(fnv1a64_words(changed) != base);
+  }
+  CHECK(fnv1a64_words(bytes + std::string(1, '\0')) != base);
+  // What a save records is that hash of its .safetensors.
+  const auto saved = mase::checkpoint_to_strings(sample_graph());
+  CHECK_THAT(saved.json, Contains(fmt::format("\"fnv1a64_words\": \"{:016x}\"", fnv1a64_words(saved.safetensors))));
 }
 
 TEST_CASE("a graph with every op, metadata section and variant alternative reloads equal, from files") {
@@ -535,7 +561,7 @@ TEST_CASE("damaged .json text is a mase::error naming the node and field") {
   CHECK_THAT(error_for(replaced(good.json, R"("args":{})", R"("args":{"alpha":"nan:0x7ff0000000000000"})")),
              Contains("meta.common.args.alpha") && Contains("must be a number"));
   CHECK_THAT(error_for(replaced(good.json, R"("args":{})", R"("args":{"a":1,"a":2})")), Contains("\"a\" appears twice"));
-  CHECK_THAT(error_for(replaced(good.json, R"("fnv1a64": ")", R"("fnv1a64": "x)")), Contains("16 hexadecimal digits"));
+  CHECK_THAT(error_for(replaced(good.json, R"("fnv1a64_words": ")", R"("fnv1a64_words": "x)")), Contains("16 hexadecimal digits"));
 }
 
 TEST_CASE("saving into a directory that does not exist fails cleanly and leaves nothing") {

@@ -17,7 +17,7 @@
 // <stem>.json holds the graph and all metadata; strings name the tensors:
 //
 //   {"format": "mase-checkpoint", "version": 1,
-//    "safetensors": {"bytes": <size of the .safetensors>, "fnv1a64": "<16 hex digits>"},
+//    "safetensors": {"bytes": <size of the .safetensors>, "fnv1a64_words": "<16 hex digits>"},
 //    "nodes": [ <node>, ... ]}                          // topological order, one node per line
 //   <node> = {"name": "fc1", "op": "linear",
 //             "attributes": {"in_features": 4, "out_features": 3, "bias": true},  // mase::op_attributes
@@ -45,7 +45,7 @@
 //
 // Saving is atomic per file: each is written to a temporary in its directory, flushed, synced
 // and renamed into place, the .safetensors first and the .json last. The .json records the
-// size and FNV-1a 64 hash of its .safetensors, so a .json paired with another save's weights
+// size and hash (fnv1a64_words, below) of its .safetensors, so a .json paired with another save's weights
 // (a save interrupted between the two renames, or files copied from different saves) is
 // reported, never loaded. Every malformed input is a mase::error naming the file, the node and
 // the field.
@@ -120,16 +120,54 @@ inline constexpr std::uint64_t max_safetensors_header = 100'000'000;
 
 // ---- hashing ---------------------------------------------------------------------------------
 
-// FNV-1a, 64 bit: published, a few lines in any language, enough to tell two saves apart.
-struct fnv1a64 {
-  std::uint64_t state = 0xcbf29ce484222325ull;
+// FNV-1a 64 taken a little-endian 8-byte word at a time (the last, partial word zero-padded),
+// then the byte count ("fnv1a64_words" in the .json). A few lines in any language, and each step is a
+// bijection of the state, so a change in any one word of the file always changes the hash.
+// Word steps make it about 8 times faster than byte-wise FNV-1a, which bounded save and load.
+struct fnv1a64_words {
+  static constexpr std::uint64_t offset_basis = 0xcbf29ce484222325ull;
+  static constexpr std::uint64_t prime = 0x100000001b3ull;
+
+  std::uint64_t state = offset_basis;
+  std::uint64_t bytes = 0;
+  char pending[8] = {};
+  std::size_t pending_size = 0;
+
   void update(const char* data, std::size_t size) noexcept {
-    std::uint64_t h = state;
-    for (std::size_t i = 0; i < size; ++i) {
-      h ^= static_cast<unsigned char>(data[i]);
-      h *= 0x100000001b3ull;
+    bytes += size;
+    if (pending_size > 0) {  // complete a word split across calls
+      const std::size_t taken = std::min(size, sizeof pending - pending_size);
+      std::memcpy(pending + pending_size, data, taken);
+      pending_size += taken;
+      data += taken;
+      size -= taken;
+      if (pending_size < sizeof pending) return;
+      mix(word(pending));
+      pending_size = 0;
     }
+    std::uint64_t h = state;
+    for (; size >= 8; data += 8, size -= 8) h = (h ^ word(data)) * prime;
     state = h;
+    std::memcpy(pending, data, size);  // size < 8 here
+    pending_size = size;
+  }
+
+  std::uint64_t value() const noexcept {
+    std::uint64_t h = state;
+    if (pending_size > 0) {
+      char last[8] = {};
+      std::memcpy(last, pending, pending_size);
+      h = (h ^ word(last)) * prime;
+    }
+    return (h ^ bytes) * prime;
+  }
+
+private:
+  void mix(std::uint64_t w) noexcept { state = (state ^ w) * prime; }
+  static std::uint64_t word(const char* p) noexcept {
+    std::uint64_t w = 0;
+    for (int i = 7; i >= 0; --i) w = (w << 8) | static_cast<unsigned char>(p[i]);
+    return w;
   }
 };
 
@@ -525,7 +563,7 @@ write_result write_safetensors(const tensor_list& tensors, Sink&& sink) {
   header += "}";
   header.append((8 - header.size() % 8) % 8, ' ');
 
-  fnv1a64 hash;
+  fnv1a64_words hash;
   auto emit = [&](const char* data, std::size_t size) {
     if (size == 0) return;  // an empty tensor's data() may be null
     hash.update(data, size);
@@ -545,7 +583,7 @@ write_result write_safetensors(const tensor_list& tensors, Sink&& sink) {
       emit(chunk.data(), chunk.size());
     }
   }
-  return {8 + header.size() + offset, hash.state};
+  return {8 + header.size() + offset, hash.value()};
 }
 
 struct safetensors_entry {
@@ -557,7 +595,7 @@ struct safetensors_entry {
 
 struct safetensors_contents {
   std::vector<std::pair<std::string, tensor>> tensors;  // in data order
-  std::uint64_t hash = 0;                               // FNV-1a 64 of the whole file
+  std::uint64_t hash = 0;                               // fnv1a64_words of the whole file
 };
 
 // Reads and checks a safetensors file of `size` bytes from `read` (read(char*, std::uint64_t)
@@ -565,7 +603,7 @@ struct safetensors_contents {
 // it depends on is checked against `size`.
 template <class Reader>
 safetensors_contents read_safetensors(Reader&& read, std::uint64_t size, const std::string& file) {
-  fnv1a64 hash;
+  fnv1a64_words hash;
   auto take = [&](char* out, std::uint64_t n, std::string_view what) {
     if (!read(out, n)) fail(file, fmt::format("the file ended while reading {} (it changed while being read?)", what));
     hash.update(out, static_cast<std::size_t>(n));
@@ -662,7 +700,7 @@ safetensors_contents read_safetensors(Reader&& read, std::uint64_t size, const s
     swap_to_little_endian(reinterpret_cast<char*>(t.data()), static_cast<std::size_t>(e.end - e.begin));
     contents.tensors.emplace_back(std::move(e.name), std::move(t));
   }
-  contents.hash = hash.state;
+  contents.hash = hash.value();
   return contents;
 }
 
@@ -802,7 +840,7 @@ inline checkpoint_plan plan_checkpoint(const graph& g) {
 // of two checkpoints shows which nodes changed.
 inline std::string checkpoint_json_text(const checkpoint_plan& plan, write_result safetensors) {
   std::string text = fmt::format("{{\n  \"format\": \"{}\",\n  \"version\": {},\n", format_name, checkpoint_version);
-  text += fmt::format("  \"safetensors\": {{\"bytes\": {}, \"fnv1a64\": \"{:016x}\"}},\n", safetensors.size,
+  text += fmt::format("  \"safetensors\": {{\"bytes\": {}, \"fnv1a64_words\": \"{:016x}\"}},\n", safetensors.size,
                       safetensors.hash);
   text += "  \"nodes\": [";
   for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
@@ -1044,10 +1082,10 @@ graph load_checkpoint(std::string_view json_text, const std::string& json_file, 
 
     const std::string pairing_at = member_path(json_file, "safetensors");
     const json& pairing = object_at(required_field(document, "safetensors", json_file), pairing_at);
-    only_fields(pairing, {"bytes", "fnv1a64"}, pairing_at);
+    only_fields(pairing, {"bytes", "fnv1a64_words"}, pairing_at);
     const std::uint64_t recorded_size = get_uint64(required_field(pairing, "bytes", pairing_at), member_path(pairing_at, "bytes"));
-    const std::string hash_at = member_path(pairing_at, "fnv1a64");
-    const std::string hash_text = get_string(required_field(pairing, "fnv1a64", pairing_at), hash_at);
+    const std::string hash_at = member_path(pairing_at, "fnv1a64_words");
+    const std::string hash_text = get_string(required_field(pairing, "fnv1a64_words", pairing_at), hash_at);
     std::uint64_t recorded_hash = 0;
     if (const auto [end, ec] = std::from_chars(hash_text.data(), hash_text.data() + hash_text.size(), recorded_hash, 16);
         hash_text.size() != 16 || ec != std::errc() || end != hash_text.data() + hash_text.size())
