@@ -134,6 +134,7 @@ struct fnv1a64_words {
   std::size_t pending_size = 0;
 
   void update(const char* data, std::size_t size) noexcept {
+    if (size == 0) return;  // data may be null then, which memcpy does not allow
     bytes += size;
     if (pending_size > 0) {  // complete a word split across calls
       const std::size_t taken = std::min(size, sizeof pending - pending_size);
@@ -148,7 +149,7 @@ struct fnv1a64_words {
     std::uint64_t h = state;
     for (; size >= 8; data += 8, size -= 8) h = (h ^ word(data)) * prime;
     state = h;
-    std::memcpy(pending, data, size);  // size < 8 here
+    if (size > 0) std::memcpy(pending, data, size);  // size < 8 here
     pending_size = size;
   }
 
