@@ -109,6 +109,8 @@ public:
 
   // Every node, in topological order (each node after its inputs).
   std::span<const node_id> order() const noexcept { return order_; }
+  // Every node id's index is below this: the size for a vector indexed by node_id.index.
+  std::size_t id_bound() const noexcept { return slots_.size(); }
   std::size_t size() const noexcept { return order_.size(); }
   bool empty() const noexcept { return order_.empty(); }
 
@@ -187,16 +189,12 @@ public:
     node& n = (*this)[id];
     check_arity(n.name, op, n.inputs.size());
     const parameter_list specs = op_parameters(op);
-    for (auto it = n.parameters.begin(); it != n.parameters.end();) {
-      const bool kept = std::any_of(specs.begin(), specs.end(), [&](const parameter_spec& p) {
-        return p.role == it->first && p.shape == it->second.shape();
-      });
-      if (kept) ++it;
-      else {
-        n.parameters.erase(it->first);
-        it = n.parameters.begin();
-      }
-    }
+    ordered_map<tensor> kept;
+    for (auto& [role, value] : n.parameters)
+      if (std::any_of(specs.begin(), specs.end(),
+                      [&](const parameter_spec& p) { return p.role == role && p.shape == value.shape(); }))
+        kept.insert_or_assign(role, std::move(value));
+    n.parameters = std::move(kept);
     n.op = std::move(op);
   }
 
@@ -317,8 +315,6 @@ private:
   // Stable topological sort (Kahn's algorithm, ties kept in the current order); a cycle is an
   // error naming a node on it.
   void restore_topological_order() {
-    std::unordered_map<std::uint32_t, std::size_t> pending;
-    for (node_id id : order_) pending[id.index] = (*this)[id].inputs.size();
     std::vector<node_id> sorted;
     sorted.reserve(order_.size());
     std::vector<bool> placed(slots_.size(), false);

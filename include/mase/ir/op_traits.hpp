@@ -94,16 +94,17 @@ inline std::string to_string(const attribute_value& v) {
       v);
 }
 
+// "in_features=784, out_features=10, bias=true"
+inline std::string attributes_to_string(const op_variant& op) {
+  std::string text;
+  for (const auto& [name, value] : op_attributes(op))
+    text += fmt::format("{}{}={}", text.empty() ? "" : ", ", name, to_string(value));
+  return text;
+}
+
 // "linear(in_features=784, out_features=10, bias=true)"
 inline std::string to_string(const op_variant& op) {
-  std::string text(op_name(op));
-  text += "(";
-  bool first = true;
-  for (const auto& [name, value] : op_attributes(op)) {
-    text += fmt::format("{}{}={}", first ? "" : ", ", name, to_string(value));
-    first = false;
-  }
-  return text + ")";
+  return fmt::format("{}({})", op_name(op), attributes_to_string(op));
 }
 
 // The op called `name` with the given attributes. Every attribute of the op must be given with

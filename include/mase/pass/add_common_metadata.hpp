@@ -45,7 +45,7 @@ struct add_common_metadata_pass {
   using provides = facts<fact::common_metadata>;
 
   void run(graph& g) const {
-    std::vector<shape_list> results(g.order().empty() ? 0 : 1 + std::max_element(g.order().begin(), g.order().end())->index);
+    std::vector<shape_list> results(g.id_bound());
     const auto results_of = [&](node_id id) -> const shape_list& { return results[id.index]; };
     for (node_id id : g.order()) {
       results[id.index] = infer_node_shapes(g, id, results_of);

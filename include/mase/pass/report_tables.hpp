@@ -151,10 +151,8 @@ inline void write_graph_report(std::ostream& os, const graph& g) {
   std::vector<std::pair<std::string_view, std::size_t>> per_op;
   for (node_id id : g.order()) {
     const node& n = g[id];
-    std::string attributes;
-    for (const auto& [name, value] : op_attributes(n.op))
-      attributes += fmt::format("{}{}={}", attributes.empty() ? "" : ", ", name, to_string(value));
-    nodes.add_row({n.name, std::string(to_string(n.kind())), std::string(n.op_name()), detail::join_names(g, n), attributes});
+    nodes.add_row({n.name, std::string(to_string(n.kind())), std::string(n.op_name()), detail::join_names(g, n),
+                   attributes_to_string(n.op)});
     ++per_kind[static_cast<std::size_t>(n.kind())];
     const auto op = std::find_if(per_op.begin(), per_op.end(), [&](const auto& e) { return e.first == n.op_name(); });
     if (op == per_op.end()) per_op.emplace_back(n.op_name(), 1);

@@ -114,10 +114,8 @@ struct verify_pass {
     verify_info info;
     std::vector<std::string> problems;
     std::unordered_set<std::string> names;
-    std::size_t slots = 0;
-    for (node_id id : g.order()) slots = std::max<std::size_t>(slots, id.index + 1);
-    std::vector<bool> seen(slots, false);
-    std::vector<shape_list> results(slots);
+    std::vector<bool> seen(g.id_bound(), false);
+    std::vector<shape_list> results(g.id_bound());
     for (node_id id : g.order()) {
       const node& n = g[id];
       ++info.nodes;
