@@ -4,6 +4,7 @@
 #include <mase/core/error.hpp>
 #include <mase/core/shape.hpp>
 #include <mase/core/tensor.hpp>
+#include <mase/eval/evaluator.hpp>
 #include <mase/format/format.hpp>
 #include <mase/io/checkpoint.hpp>
 #include <mase/io/draw.hpp>
@@ -12,8 +13,14 @@
 #include <mase/ir/print.hpp>
 #include <mase/ir/static_graph.hpp>
 #include <mase/pass/add_common_metadata.hpp>
+#include <mase/pass/flop_estimator.hpp>
+#include <mase/pass/fuse_conv_bn.hpp>
 #include <mase/pass/init_metadata.hpp>
 #include <mase/pass/pipeline.hpp>
+#include <mase/pass/profile_statistics.hpp>
+#include <mase/pass/prune.hpp>
+#include <mase/pass/quantization_report.hpp>
+#include <mase/pass/quantize.hpp>
 #include <mase/pass/remove_nodes.hpp>
 #include <mase/pass/report.hpp>
 #include <mase/pass/verify.hpp>

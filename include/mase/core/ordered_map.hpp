@@ -5,6 +5,7 @@
 #include <mase/core/error.hpp>
 
 #include <algorithm>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,6 +21,12 @@ public:
   using value_type = std::pair<std::string, T>;
   using iterator = typename std::vector<value_type>::iterator;
   using const_iterator = typename std::vector<value_type>::const_iterator;
+
+  ordered_map() = default;
+  // {{"x", x}, {"y", y}}; a repeated key keeps its first position and its last value.
+  ordered_map(std::initializer_list<value_type> entries) {
+    for (const value_type& e : entries) insert_or_assign(e.first, e.second);
+  }
 
   iterator begin() noexcept { return entries_.begin(); }
   iterator end() noexcept { return entries_.end(); }

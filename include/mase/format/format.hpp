@@ -18,8 +18,16 @@ namespace mase {
 using format_variant = std::variant<fixed_fmt, minifloat_fmt, log_fmt, binary_fmt, ternary_fmt, residual_sign_fmt,
                                     block_fp_fmt, block_minifloat_fmt, block_log_fmt, mxint_fmt, mx_fmt>;
 
+namespace detail {
+template <class T, class Variant>
+struct is_alternative_of : std::false_type {};
+template <class T, class... Ts>
+struct is_alternative_of<T, std::variant<Ts...>> : std::bool_constant<(std::is_same_v<T, Ts> || ...)> {};
+}  // namespace detail
+
+// (Not `requires { std::get<T>(v); }`: libstdc++ declares get<T> for every T, so clang accepts any type.)
 template <class T>
-concept format_descriptor = requires(const format_variant& v) { std::get<T>(v); };
+concept format_descriptor = detail::is_alternative_of<T, format_variant>::value;
 
 template <class T>
 concept elementwise_descriptor =

@@ -24,8 +24,9 @@
 
 namespace mase {
 
-using config_value = std::variant<bool, std::int64_t, double, std::string, std::vector<std::int64_t>>;
-using quant_config = std::map<std::string, config_value, std::less<>>;
+// One key's value in a MASE quantize config (distinct from metadata's config_value, an op attribute).
+using quant_config_value = std::variant<bool, std::int64_t, double, std::string, std::vector<std::int64_t>>;
+using quant_config = std::map<std::string, quant_config_value, std::less<>>;
 
 namespace detail {
 
@@ -36,7 +37,7 @@ public:
 
   std::string key(std::string_view suffix) const { return fmt::format("{}_{}", operand_, suffix); }
 
-  const config_value* find(std::string_view suffix) const {
+  const quant_config_value* find(std::string_view suffix) const {
     const auto it = config_.find(key(suffix));
     return it == config_.end() ? nullptr : &it->second;
   }
@@ -46,7 +47,7 @@ public:
   }
 
   int integer(std::string_view suffix) const {
-    const config_value* v = find(suffix);
+    const quant_config_value* v = find(suffix);
     if (!v) fail(fmt::format("missing key \"{}\"; add e.g. {} = 8", key(suffix), key(suffix)));
     if (const auto* i = std::get_if<std::int64_t>(v)) return static_cast<int>(*i);
     if (const auto* d = std::get_if<double>(v); d && *d == static_cast<double>(static_cast<int>(*d)))
@@ -56,7 +57,7 @@ public:
 
   // MASE spells "use the default" as a missing key, None, "none" or "None" (and "NA" for stats).
   std::optional<int> optional_integer(std::string_view suffix) const {
-    const config_value* v = find(suffix);
+    const quant_config_value* v = find(suffix);
     if (!v) return std::nullopt;
     if (const auto* s = std::get_if<std::string>(v)) {
       if (*s == "none" || *s == "None" || *s == "NA" || s->empty()) return std::nullopt;
@@ -66,7 +67,7 @@ public:
   }
 
   bool boolean(std::string_view suffix, bool fallback) const {
-    const config_value* v = find(suffix);
+    const quant_config_value* v = find(suffix);
     if (!v) return fallback;
     if (const auto* b = std::get_if<bool>(v)) return *b;
     if (const auto* i = std::get_if<std::int64_t>(v)) return *i != 0;
@@ -75,7 +76,7 @@ public:
   }
 
   std::optional<double> real(std::string_view suffix) const {
-    const config_value* v = find(suffix);
+    const quant_config_value* v = find(suffix);
     if (!v) return std::nullopt;
     if (const auto* d = std::get_if<double>(v)) return *d;
     if (const auto* i = std::get_if<std::int64_t>(v)) return static_cast<double>(*i);
@@ -84,7 +85,7 @@ public:
   }
 
   block_shape block(std::string_view suffix, bool skip_first_dim) const {
-    const config_value* v = find(suffix);
+    const quant_config_value* v = find(suffix);
     block_shape b{.skip_first_dim = skip_first_dim};
     if (!v) return b;  // MASE's default block_size = [16]
     std::vector<std::int64_t> dims;

@@ -190,10 +190,11 @@ public:
     check_arity(n.name, op, n.inputs.size());
     const parameter_list specs = op_parameters(op);
     ordered_map<tensor> kept;
-    for (auto& [role, value] : n.parameters)
-      if (std::any_of(specs.begin(), specs.end(),
-                      [&](const parameter_spec& p) { return p.role == role && p.shape == value.shape(); }))
-        kept.insert_or_assign(role, std::move(value));
+    for (auto& entry : n.parameters)  // no structured binding: clang 14 cannot capture one in the lambda
+      if (std::any_of(specs.begin(), specs.end(), [&](const parameter_spec& p) {
+            return p.role == entry.first && p.shape == entry.second.shape();
+          }))
+        kept.insert_or_assign(entry.first, std::move(entry.second));
     n.parameters = std::move(kept);
     n.op = std::move(op);
   }

@@ -125,7 +125,7 @@ inline double bits_per_value(const format& f) {
   return f.visit([](const auto& d) -> double {
     using D = std::remove_cvref_t<decltype(d)>;
     auto block_elements = [](const block_shape& b) {
-      return static_cast<double>((b.rows == block_shape::full ? 1 : b.rows) * b.cols);
+      return static_cast<double>((b.rows == block_shape::full ? 1 : b.rows) * (b.cols == block_shape::full ? 1 : b.cols));
     };
     if constexpr (std::is_same_v<D, block_fp_fmt>) return d.width + d.exp_bits / block_elements(d.block);
     else if constexpr (std::is_same_v<D, block_minifloat_fmt>) return d.width + d.bias_bits / block_elements(d.block);

@@ -1,0 +1,84 @@
+#pragma once
+// The three reference models of bench_inference, built with mase::builder from a fixed seed
+// (deterministic weights, PyTorch's initialisation). benchmarks/pytorch_baseline.py builds the
+// same architectures in PyTorch for the baseline figures.
+
+#include <mase/ir/builder.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace mase::reference_models {
+
+// MLP 784-256-64-10 with ReLUs.
+inline graph mlp(std::int64_t batch, std::uint64_t seed = 1) {
+  builder b(seed);
+  auto x = b.input("x", {batch, 784});
+  auto h = b.add("fc1", op::linear{.in_features = 784, .out_features = 256}, x);
+  h = b.add("relu1", op::relu{}, h);
+  h = b.add("fc2", op::linear{.in_features = 256, .out_features = 64}, h);
+  h = b.add("relu2", op::relu{}, h);
+  auto y = b.add("fc3", op::linear{.in_features = 64, .out_features = 10}, h);
+  return b.output(y);
+}
+
+// LeNet-5 on 28x28 inputs: conv 5x5 (pad 2) 1->6, relu, max pool 2, conv 5x5 6->16, relu,
+// max pool 2, flatten, 400-120-84-10 with ReLUs.
+inline graph lenet5(std::int64_t batch, std::uint64_t seed = 2) {
+  builder b(seed);
+  auto x = b.input("x", {batch, 1, 28, 28});
+  auto h = b.add("conv1", op::conv2d{.in_channels = 1, .out_channels = 6, .kernel_size = {5}, .padding = {2}}, x);
+  h = b.add("relu1", op::relu{}, h);
+  h = b.add("pool1", op::max_pool2d{.kernel_size = {2}, .stride = {2}}, h);
+  h = b.add("conv2", op::conv2d{.in_channels = 6, .out_channels = 16, .kernel_size = {5}}, h);
+  h = b.add("relu2", op::relu{}, h);
+  h = b.add("pool2", op::max_pool2d{.kernel_size = {2}, .stride = {2}}, h);
+  h = b.add("flatten", op::flatten{}, h);
+  h = b.add("fc1", op::linear{.in_features = 400, .out_features = 120}, h);
+  h = b.add("relu3", op::relu{}, h);
+  h = b.add("fc2", op::linear{.in_features = 120, .out_features = 84}, h);
+  h = b.add("relu4", op::relu{}, h);
+  auto y = b.add("fc3", op::linear{.in_features = 84, .out_features = 10}, h);
+  return b.output(y);
+}
+
+struct encoder_config {
+  std::int64_t hidden = 128, heads = 2, layers = 2, ffn = 512, sequence = 32;
+};
+
+// A bert-tiny-like encoder (post-norm, as BERT): per layer, q/k/v projections, heads split by
+// reshape + permute, scaled dot-product attention, heads merged, output projection, residual
+// add and layer norm, then a GELU feed-forward block with its residual add and layer norm.
+inline graph encoder(std::int64_t batch, encoder_config c = {}, std::uint64_t seed = 3) {
+  builder b(seed);
+  const std::int64_t head_dim = c.hidden / c.heads;
+  auto x = b.input("x", {batch, c.sequence, c.hidden});
+  node_id h = x;
+  for (std::int64_t l = 0; l < c.layers; ++l) {
+    const std::string p = "layer" + std::to_string(l) + "_";
+    const auto projection = [&](const std::string& name, node_id in, std::int64_t from, std::int64_t to) {
+      return b.add(p + name, op::linear{.in_features = from, .out_features = to}, in);
+    };
+    const auto split_heads = [&](const std::string& name, node_id in) {
+      auto r = b.add(p + name + "_heads", op::reshape{.shape = {batch, c.sequence, c.heads, head_dim}}, in);
+      return b.add(p + name + "_perm", op::permute{.dims = {0, 2, 1, 3}}, r);
+    };
+    auto q = split_heads("q", projection("q", h, c.hidden, c.hidden));
+    auto k = split_heads("k", projection("k", h, c.hidden, c.hidden));
+    auto v = split_heads("v", projection("v", h, c.hidden, c.hidden));
+    auto attn = b.add(p + "attention", op::scaled_dot_product_attention{}, q, k, v);
+    auto merged = b.add(p + "merge_perm", op::permute{.dims = {0, 2, 1, 3}}, attn);
+    merged = b.add(p + "merge_heads", op::reshape{.shape = {batch, c.sequence, c.hidden}}, merged);
+    auto o = projection("o", merged, c.hidden, c.hidden);
+    auto r1 = b.add(p + "residual1", op::add{}, o, h);
+    auto n1 = b.add(p + "norm1", op::layer_norm{.normalized_shape = {c.hidden}}, r1);
+    auto f = projection("ffn_up", n1, c.hidden, c.ffn);
+    f = b.add(p + "gelu", op::gelu{}, f);
+    f = projection("ffn_down", f, c.ffn, c.hidden);
+    auto r2 = b.add(p + "residual2", op::add{}, f, n1);
+    h = b.add(p + "norm2", op::layer_norm{.normalized_shape = {c.hidden}}, r2);
+  }
+  return b.output(h);
+}
+
+}  // namespace mase::reference_models

@@ -1,0 +1,186 @@
+// The main job: the MASE flow on a bundled model, end to end.
+//
+//   1. build the MLP 784-256-64-10 and load its trained weights (examples/data, trained by
+//      make_synthetic_digits.py on a synthetic 10-class image set);
+//   2. init_metadata | add_common_metadata(dummy input) | add_software_metadata |
+//      profile_statistics: the range of every activation and weight, over calibration batches;
+//   3. choose 8-bit fixed-point formats from those ranges and quantize;
+//   4. accuracy on the 1000 bundled test images: float, fake-quant (MASE's software semantics)
+//      and bit-exact (what the fixed-point hardware computes);
+//   5. summarize_quantization and calculate_avg_bits.
+//
+// usage: end_to_end [data_dir]   (default: the source tree's examples/data)
+
+#include <mase/mase.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#ifndef MASE_DEMO_DATA
+#define MASE_DEMO_DATA "examples/data"
+#endif
+
+namespace {
+
+using namespace mase;
+
+constexpr std::int64_t pixels = 784, test_count = 1000, calibration_batch = 50, calibration_samples = 200;
+
+std::vector<char> read_file(const std::string& path, std::size_t bytes) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw error(fmt::format("end_to_end: cannot open {}; pass the data directory as the first argument", path));
+  std::vector<char> data(bytes);
+  file.read(data.data(), static_cast<std::streamsize>(bytes));
+  if (file.gcount() != static_cast<std::streamsize>(bytes) || file.peek() != std::char_traits<char>::eof())
+    throw error(fmt::format("end_to_end: {} should hold exactly {} bytes", path, bytes));
+  return data;
+}
+
+struct dataset {
+  tensor images;  // [1000, 784], pixels / 255
+  std::vector<int> labels;
+};
+
+dataset load_test_set(const std::string& dir) {
+  const std::vector<char> pixels_u8 = read_file(dir + "/synthetic_digits_test.u8", test_count * pixels);
+  const std::vector<char> labels_u8 = read_file(dir + "/synthetic_digits_test.labels", test_count);
+  dataset d{tensor({test_count, pixels}), {}};
+  for (std::size_t i = 0; i < pixels_u8.size(); ++i)
+    d.images.data()[i] = static_cast<float>(static_cast<unsigned char>(pixels_u8[i])) / 255.0f;
+  for (char l : labels_u8) d.labels.push_back(static_cast<unsigned char>(l));
+  return d;
+}
+
+graph trained_mlp(const std::string& dir) {
+  builder b;
+  auto x = b.input("x", {calibration_batch, pixels});
+  auto h = b.add("fc1", op::linear{.in_features = 784, .out_features = 256}, x);
+  h = b.add("relu1", op::relu{}, h);
+  h = b.add("fc2", op::linear{.in_features = 256, .out_features = 64}, h);
+  h = b.add("relu2", op::relu{}, h);
+  auto y = b.add("fc3", op::linear{.in_features = 64, .out_features = 10}, h);
+  graph g = b.output(y);
+  // The parameters in PyTorch's order: fc1.weight, fc1.bias, fc2.weight, …
+  std::size_t floats = 0;
+  for (const auto& [name, t] : g.named_parameters()) floats += t->size();
+  const std::vector<char> bytes = read_file(dir + "/mlp_784_256_64_10.f32", floats * sizeof(float));
+  std::size_t offset = 0;
+  for (const char* name : {"fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias", "fc3.weight", "fc3.bias"}) {
+    tensor& t = g.parameter(name);
+    std::memcpy(t.data(), bytes.data() + offset, t.size_in_bytes());
+    offset += t.size_in_bytes();
+  }
+  return g;
+}
+
+tensor rows(const tensor& t, std::int64_t first, std::int64_t count) {
+  const std::int64_t width = t.shape()[1];
+  return tensor({count, width}, std::vector<float>(t.data() + first * width, t.data() + (first + count) * width));
+}
+
+double accuracy(evaluator& ev, const dataset& d) {
+  const tensor& logits = ev.run(d.images)[0];
+  int correct = 0;
+  for (std::int64_t i = 0; i < test_count; ++i) {
+    const float* row = logits.data() + i * 10;
+    correct += static_cast<int>(std::max_element(row, row + 10) - row) == d.labels[static_cast<std::size_t>(i)];
+  }
+  return static_cast<double>(correct) / test_count;
+}
+
+// The largest magnitude a profiled entry reached (range_min_max over all its values).
+double max_magnitude(const node& n, std::string_view entry) {
+  const statistic& s = n.meta.software.args.at(entry).stat.at("range_min_max");
+  return std::max(std::fabs(std::get<double>(s.at("min"))), std::fabs(std::get<double>(s.at("max"))));
+}
+
+// An 8-bit signed fixed-point format whose integer bits just hold `magnitude`.
+fixed_fmt eight_bits_for(double magnitude) {
+  const int integer_bits = magnitude > 0 ? std::max(0, static_cast<int>(std::ceil(std::log2(magnitude * (1 + 1e-9))))) : 0;
+  return {.width = 8, .frac = 7 - integer_bits};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  const std::string dir = argc > 1 ? argv[1] : MASE_DEMO_DATA;
+  const dataset test = load_test_set(dir);
+  const graph model = trained_mlp(dir);
+  fmt::print("1. built mlp 784-256-64-10 ({} nodes) and loaded its trained weights\n", model.size());
+
+  // 2. metadata and statistics
+  std::int64_t next_batch = 0;
+  const auto calibration = [&]() -> std::optional<ordered_map<tensor>> {
+    if (next_batch * calibration_batch >= calibration_samples) return std::nullopt;
+    return ordered_map<tensor>{{"x", rows(test.images, (next_batch++) * calibration_batch, calibration_batch)}};
+  };
+  const auto progress = [](std::size_t done, std::size_t total) {
+    const std::size_t width = 30, filled = total ? done * width / total : width;
+    fmt::print("\r   profiling [{}{}] {}/{} batches", std::string(filled, '#'), std::string(width - filled, '.'), done,
+               total);
+    if (done == total) fmt::print("\n");
+    std::fflush(stdout);
+  };
+  const auto profiled =
+      model | init_metadata | add_common_metadata({{"x", rows(test.images, 0, calibration_batch)}}, {.add_value = false}) |
+      add_software_metadata |
+      profile_statistics({.by = profile_by::type,
+                          .target_weight_nodes = {"linear"},
+                          .target_activation_nodes = {"linear", "relu", "output"},
+                          .weight_statistics = {stats::range_min_max_options{}},
+                          .activation_statistics = {stats::range_min_max_options{}},
+                          .inputs = calibration,
+                          .num_samples = calibration_samples,
+                          .progress = progress});
+  fmt::print("2. profiled range_min_max of every linear's weights and every activation\n");
+
+  // 3. formats from the ranges: each linear reads its input in the format its range needs and
+  //    writes the format its reader's range needs; relu keeps its input's format.
+  quantize_config config{.by = quantize_by::name};
+  const char* layers[] = {"fc1", "fc2", "fc3"};
+  const char* readers[] = {"relu1", "relu2", "output"};
+  for (int i = 0; i < 3; ++i) {
+    const node& fc = profiled[profiled.id(layers[i])];
+    const node& reader = profiled[profiled.id(readers[i])];
+    const fixed_fmt out = eight_bits_for(max_magnitude(reader, "data_in_0"));
+    config.entries.emplace_back(layers[i], operand_formats{.data_in = eight_bits_for(max_magnitude(fc, "data_in_0")),
+                                                           .weight = eight_bits_for(max_magnitude(fc, "weight")),
+                                                           .bias = eight_bits_for(max_magnitude(fc, "bias")),
+                                                           .data_out = out});
+    if (i < 2) config.entries.emplace_back(readers[i], operand_formats{.data_in = out});
+  }
+  auto [quantized, info] = run(profiled, quantize(config));
+  (void)info;
+  fmt::print("3. quantized to 8-bit fixed point (fraction bits from the profiled ranges)\n");
+
+  // 4. accuracy
+  evaluator float_model(model);
+  evaluator fake_quant(quantized, eval_mode::fake_quant);
+  evaluator bit_exact(quantized, eval_mode::bit_exact);
+  const double float_accuracy = accuracy(float_model, test);
+  const double fake_accuracy = accuracy(fake_quant, test);
+  const double exact_accuracy = accuracy(bit_exact, test);
+  fmt::print("4. accuracy on {} test images:\n", test_count);
+  fmt::print("   float32               {:6.2f} %\n", 100 * float_accuracy);
+  fmt::print("   8-bit fake-quant      {:6.2f} %\n", 100 * fake_accuracy);
+  fmt::print("   8-bit bit-exact       {:6.2f} %   (integer accumulation, floor and saturate, as the RTL)\n",
+             100 * exact_accuracy);
+
+  // 5. summary
+  fmt::print("5. what changed:\n");
+  summarize_quantization(profiled, quantized).write(std::cout);
+  const avg_bits bits = calculate_avg_bits(quantized);
+  fmt::print("   average bits: data {:.2f}, weights {:.2f} (float32: 32)\n", bits.data_avg_bit, bits.w_avg_bit);
+  return 0;
+} catch (const std::exception& e) {
+  std::cerr << "end_to_end: " << e.what() << "\n";
+  return 1;
+}

@@ -1,0 +1,388 @@
+#pragma once
+// The bit-exact evaluator's integer semantics: what MASE's fixed-point RTL computes
+// (../shared/spec/mase-reference.md §4.8), and the golden model the emitted Verilog must match.
+// Everything the hardware does to a number is one of the rules in this file:
+//
+// - hardware_cast_raw: fixed_signed_cast. Drop fraction bits by an arithmetic right shift (floor),
+//   then saturate to the output width (symmetric when the format asks for it). The RTL only
+//   implements floor, so the output format's rounding mode does not apply here.
+// - Dot products (linear, conv, matmul): integer products summed exactly in an accumulator of
+//   W_x + W_w + ceil(log2 K) bits (fixed_dot_product / fixed_accumulator), the bias cast to the
+//   accumulator's fraction (floor) and added in one more bit, then hardware_cast_raw once.
+// - add / sub / mul: exact at sum_format / product_format, then hardware_cast_raw.
+// - relu: exact on codes. Other unary functions: a lookup table indexed by the input code whose
+//   entries are the output format's quantization of f(x) computed in double (MASE's generated
+//   LUTs: integer_quantizer(f(x))), for inputs of at most lut_max_input_width bits.
+//
+// Values travel between nodes as float32 tensors holding exact fixed-point values
+// (code · 2^-frac): every format up to 24 bits is exact in float32.
+//
+// The accumulator's C++ type is chosen from the formats when the evaluator is built (it is a
+// template parameter of the kernels): float when every partial sum provably fits float's 24-bit
+// significand, double when it fits 53 bits, int64 beyond. The GEMM then runs on Eigen at that
+// type; with exact partial sums the summation order cannot change the result.
+
+#include <mase/eval/kernel.hpp>
+#include <mase/eval/kernels/elementwise.hpp>
+#include <mase/eval/kernels/linear_algebra.hpp>
+#include <mase/format/fixed.hpp>
+#include <mase/format/format.hpp>
+#include <mase/ir/graph.hpp>
+#include <mase/quant/quantize.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace mase::eval {
+
+// ---------------------------------------------------------------------------------------------
+// The rules.
+
+// fixed_signed_cast(ROUND_FLOOR = 1): `raw` holds a value with `from_frac` fraction bits.
+constexpr std::int64_t hardware_cast_raw(std::int64_t raw, int from_frac, const fixed_fmt& to) noexcept {
+  const int shift = from_frac - to.frac;
+  const integer_range range = to.code_range();
+  std::int64_t v = raw;
+  if (shift > 0) {
+    v = shift_right_rounded(raw, shift, rounding::floor);
+  } else if (shift < 0) {
+    // A left shift that leaves the word saturates (the value is out of any 63-bit range).
+    const int up = -shift;
+    const std::int64_t limit = up >= 63 ? 0 : (std::numeric_limits<std::int64_t>::max() >> up);
+    if (raw > limit) return range.hi;
+    if (raw < -limit) return to.ovf == overflow::saturate_symmetric && to.is_signed ? -range.hi : range.lo;
+    v = raw * (std::int64_t{1} << up);
+  }
+  const std::int64_t lo = to.ovf == overflow::saturate_symmetric && to.is_signed ? -range.hi : range.lo;
+  return v < lo ? lo : (v > range.hi ? range.hi : v);
+}
+
+// The accumulator a dot product of K terms needs, plus one bit when a bias is added.
+constexpr int dot_product_accumulator_width(const fixed_fmt& x, const fixed_fmt& w, std::int64_t k,
+                                            bool adds_bias) noexcept {
+  return accumulator_format(product_format(x, w), k).width + (adds_bias ? 1 : 0);
+}
+
+// The bias aligned to the accumulator's fraction bits (fixed_cast: floor when dropping bits).
+constexpr std::int64_t bias_to_accumulator_raw(std::int64_t bias_raw, int bias_frac, int acc_frac) noexcept {
+  if (bias_frac > acc_frac) return shift_right_rounded(bias_raw, bias_frac - acc_frac, rounding::floor);
+  return bias_raw * (std::int64_t{1} << (acc_frac - bias_frac));
+}
+
+// The code a value of format f holds (the value must be exact in f).
+inline std::int64_t raw_of(double value, int frac) noexcept { return std::llround(std::ldexp(value, frac)); }
+inline double value_of(std::int64_t raw, int frac) noexcept { return std::ldexp(static_cast<double>(raw), -frac); }
+
+inline constexpr int lut_max_input_width = 16;
+
+// Which C++ type holds the accumulator exactly.
+enum class accumulator_type : std::uint8_t { float32, float64, int64 };
+constexpr accumulator_type accumulator_for(int width) noexcept {
+  return width <= 24 ? accumulator_type::float32 : width <= 53 ? accumulator_type::float64 : accumulator_type::int64;
+}
+constexpr std::string_view to_string(accumulator_type t) noexcept {
+  return t == accumulator_type::float32 ? "float" : t == accumulator_type::float64 ? "double" : "int64";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Casting whole tensors.
+
+// Element-wise hardware_cast_raw of exact values of format `from` into `to`, as floats. The
+// float path computes the same floor-and-clamp on scaled values (exact: powers of two).
+inline void hardware_cast(const fixed_fmt& to, std::span<const float> in, std::span<float> out) {
+  require(in.size() == out.size(), "hardware_cast: sizes differ");
+  const integer_range range = to.code_range();
+  const double lo = static_cast<double>(to.ovf == overflow::saturate_symmetric && to.is_signed ? -range.hi : range.lo);
+  const double hi = static_cast<double>(range.hi);
+  const double up = std::ldexp(1.0, to.frac), down = std::ldexp(1.0, -to.frac);
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    double v = std::floor(static_cast<double>(in[i]) * up);
+    v = v < lo ? lo : (v > hi ? hi : v);
+    out[i] = static_cast<float>(v * down);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kernels.
+
+struct bit_exact_kernel {
+  std::string description;  // "linear: int8 x int8, K = 784, accumulator 27 bits in double"
+  std::function<void(const kernel_args&)> run;
+};
+
+namespace detail {
+
+inline std::optional<fixed_fmt> fixed_entry(const node& n, std::string_view entry, bool result = false) {
+  const format* f = nullptr;
+  if (result) {
+    const auto it = n.meta.common.results.find(entry);
+    if (it != n.meta.common.results.end()) f = &it->second.precision;
+  } else {
+    const auto it = n.meta.common.args.find(entry);
+    if (it != n.meta.common.args.end())
+      if (const auto* t = std::get_if<tensor_meta>(&it->second)) f = &t->precision;
+  }
+  if (f == nullptr) return std::nullopt;
+  if (f->holds<fixed_fmt>()) return f->get<fixed_fmt>();
+  return std::nullopt;
+}
+
+// y (accumulator values, exact, fraction acc_frac) + aligned bias per channel, then the cast,
+// written to out as floats. channel_of(i) gives the bias index of element i (or -1: no bias).
+template <class T, class ChannelOf>
+void dot_product_epilogue(const T* acc, std::size_t n, int acc_frac, const float* bias, const fixed_fmt* bias_fmt,
+                          const fixed_fmt& out_fmt, ChannelOf channel_of, float* out) {
+  if constexpr (std::is_same_v<T, std::int64_t>) {
+    for (std::size_t i = 0; i < n; ++i) {
+      std::int64_t v = acc[i];
+      if (bias != nullptr)
+        v += bias_to_accumulator_raw(raw_of(bias[channel_of(i)], bias_fmt->frac), bias_fmt->frac, acc_frac);
+      out[i] = static_cast<float>(value_of(hardware_cast_raw(v, acc_frac, out_fmt), out_fmt.frac));
+    }
+  } else {
+    // Values are exact multiples of 2^-acc_frac that fit T's significand: scaling by powers of
+    // two, floor and the sum below are exact, so this is hardware_cast_raw on the raw values.
+    const integer_range range = out_fmt.code_range();
+    const T lo = static_cast<T>(out_fmt.ovf == overflow::saturate_symmetric && out_fmt.is_signed ? -range.hi : range.lo);
+    const T hi = static_cast<T>(range.hi);
+    const T up = static_cast<T>(std::ldexp(1.0, out_fmt.frac)), down = static_cast<T>(std::ldexp(1.0, -out_fmt.frac));
+    const T acc_grid = static_cast<T>(std::ldexp(1.0, acc_frac)), acc_ungrid = static_cast<T>(std::ldexp(1.0, -acc_frac));
+    for (std::size_t i = 0; i < n; ++i) {
+      T v = acc[i];
+      if (bias != nullptr) v += std::floor(static_cast<T>(bias[channel_of(i)]) * acc_grid) * acc_ungrid;
+      T r = std::floor(v * up);
+      r = r < lo ? lo : (r > hi ? hi : r);
+      out[i] = static_cast<float>(r * down);
+    }
+  }
+}
+
+// x as T: the values themselves for floating T, the raw codes for int64.
+template <class T>
+void to_accumulator_scalars(std::span<const float> in, int frac, std::vector<T>& out) {
+  out.resize(in.size());
+  if constexpr (std::is_same_v<T, std::int64_t>) {
+    for (std::size_t i = 0; i < in.size(); ++i) out[i] = raw_of(in[i], frac);
+  } else {
+    for (std::size_t i = 0; i < in.size(); ++i) out[i] = static_cast<T>(in[i]);
+  }
+}
+
+template <class T>
+struct dot_product_buffers {
+  std::vector<T> weight;  // converted once
+  std::vector<T> input, acc, scratch;
+};
+
+template <class T, class Op>
+bit_exact_kernel make_dot_product_kernel(const Op& op, const node& n, const fixed_fmt& x_fmt, const fixed_fmt& w_fmt,
+                                         std::optional<fixed_fmt> bias_fmt, const fixed_fmt& out_fmt,
+                                         const tensor& weight, const tensor* bias, int acc_width) {
+  auto buffers = std::make_shared<dot_product_buffers<T>>();
+  to_accumulator_scalars<T>(weight.values(), w_fmt.frac, buffers->weight);
+  const int acc_frac = x_fmt.frac + w_fmt.frac;
+  const std::string description =
+      fmt::format("{}: {}-bit x {}-bit, accumulator {} bits in {}", n.op_name(), x_fmt.width, w_fmt.width, acc_width,
+                  to_string(accumulator_for(acc_width)));
+  return {description, [op, x_fmt, bias_fmt, out_fmt, acc_frac, buffers, has_bias = bias != nullptr,
+                        weight_shape = weight.shape()](const kernel_args& args) {
+            (void)op;  // read by the conv products only
+            const tensor& x = args.input(0);
+            tensor& y = args.output(0);
+            dot_product_buffers<T>& b = *buffers;
+            to_accumulator_scalars<T>(x.values(), x_fmt.frac, b.input);
+            b.acc.resize(y.size());
+            std::int64_t channels = 1, inner = 1;  // bias index of element i = (i / inner) % channels
+            if constexpr (std::is_same_v<Op, op::linear>) {
+              const Eigen::Index in = weight_shape[1], out = weight_shape[0];
+              linear_product<T>(b.input.data(), static_cast<Eigen::Index>(x.size()) / in, in, b.weight.data(), out,
+                                b.acc.data());
+              channels = out;
+            } else if constexpr (std::is_same_v<Op, op::conv1d> || std::is_same_v<Op, op::conv2d>) {
+              if constexpr (std::is_same_v<Op, op::conv1d>)
+                conv1d_product<T>(op, b.input.data(), x.shape(), b.weight.data(), b.acc.data(), y.shape(), b.scratch);
+              else
+                conv2d_product<T>(op, b.input.data(), x.shape(), b.weight.data(), b.acc.data(), y.shape(), b.scratch);
+              const int spatial = std::is_same_v<Op, op::conv1d> ? 1 : 2;
+              channels = weight_shape[0];
+              for (int d = y.rank() - spatial; d < y.rank(); ++d) inner *= y.shape()[d];
+            }
+            const tensor* bias = has_bias ? args.optional_parameter("bias") : nullptr;
+            const fixed_fmt* bf = bias_fmt ? &*bias_fmt : nullptr;
+            dot_product_epilogue<T>(b.acc.data(), y.size(), acc_frac, bias ? bias->data() : nullptr, bf, out_fmt,
+                                    [&](std::size_t i) { return static_cast<std::size_t>(
+                                                             (static_cast<std::int64_t>(i) / inner) % channels); },
+                                    y.data());
+          }};
+}
+
+template <class T>
+bit_exact_kernel make_matmul_kernel(const node& n, const fixed_fmt& a_fmt, const fixed_fmt& b_fmt,
+                                    const fixed_fmt& out_fmt, int acc_width) {
+  auto buffers = std::make_shared<std::array<std::vector<T>, 3>>();
+  const int acc_frac = a_fmt.frac + b_fmt.frac;
+  return {fmt::format("{}: {}-bit x {}-bit, accumulator {} bits in {}", n.op_name(), a_fmt.width, b_fmt.width,
+                      acc_width, to_string(accumulator_for(acc_width))),
+          [a_fmt, b_fmt, out_fmt, acc_frac, buffers](const kernel_args& args) {
+            auto& [a, b, acc] = *buffers;
+            const tensor& x = args.input(0);
+            const tensor& w = args.input(1);
+            tensor& y = args.output(0);
+            to_accumulator_scalars<T>(x.values(), a_fmt.frac, a);
+            to_accumulator_scalars<T>(w.values(), b_fmt.frac, b);
+            acc.resize(y.size());
+            matmul_product<T>(a.data(), x.shape(), b.data(), w.shape(), acc.data(), y.shape());
+            dot_product_epilogue<T>(acc.data(), y.size(), acc_frac, nullptr, nullptr, out_fmt,
+                                    [](std::size_t) { return std::size_t{0}; }, y.data());
+          }};
+}
+
+template <class Make>
+bit_exact_kernel with_accumulator(int acc_width, const node& n, Make&& make) {
+  require(acc_width <= 63, fmt::format("node {}: the bit-exact accumulator needs {} bits, more than int64 holds; "
+                                       "use narrower formats",
+                                       n.name, acc_width));
+  switch (accumulator_for(acc_width)) {
+    case accumulator_type::float32: return make(float{});
+    case accumulator_type::float64: return make(double{});
+    default: return make(std::int64_t{});
+  }
+}
+
+// Element-wise add / sub / mul of two fixed tensors of the same shape (the broadcasting cases
+// run on the fallback path): exact in double when the result fits 53 bits.
+template <class Op>
+std::optional<bit_exact_kernel> make_binary_kernel(const node& n, const fixed_fmt& a, const fixed_fmt& b,
+                                                   const fixed_fmt& out_fmt) {
+  const fixed_fmt exact = std::is_same_v<Op, op::mul> ? product_format(a, b)
+                          : std::is_same_v<Op, op::sub> ? difference_format(a, b)
+                                                        : sum_format(a, b);
+  if (exact.width > 53) return std::nullopt;
+  return bit_exact_kernel{
+      fmt::format("{}: exact in {} bits, then cast to {} bits", n.op_name(), exact.width, out_fmt.width),
+      [exact, out_fmt](const kernel_args& args) {
+        const tensor& x = args.input(0);
+        const tensor& w = args.input(1);
+        tensor& y = args.output(0);
+        require(x.shape() == w.shape(), fmt::format("node {}: bit-exact {} needs operands of one shape", args.node_name,
+                                                    std::is_same_v<Op, op::mul> ? "mul" : "add/sub"));
+        const integer_range range = out_fmt.code_range();
+        const double lo = static_cast<double>(out_fmt.ovf == overflow::saturate_symmetric && out_fmt.is_signed ? -range.hi : range.lo);
+        const double hi = static_cast<double>(range.hi);
+        const double up = std::ldexp(1.0, out_fmt.frac), down = std::ldexp(1.0, -out_fmt.frac);
+        for (std::size_t i = 0; i < y.size(); ++i) {
+          const double u = x.data()[i], v = w.data()[i];
+          const double exact_value = std::is_same_v<Op, op::mul> ? u * v : std::is_same_v<Op, op::sub> ? u - v : u + v;
+          double r = std::floor(exact_value * up);
+          r = r < lo ? lo : (r > hi ? hi : r);
+          y.data()[i] = static_cast<float>(r * down);
+        }
+        (void)exact;
+      }};
+}
+
+}  // namespace detail
+
+// The unary function's table: entry c is the output format's quantization of f(value of code c),
+// for every code of the input format (codes in two's complement order from the lowest value).
+template <class Op>
+std::vector<float> activation_lut(const Op& op, const fixed_fmt& in, const format& out) {
+  const integer_range range = in.code_range();
+  std::vector<float> table;
+  table.reserve(static_cast<std::size_t>(range.hi - range.lo + 1));
+  for (std::int64_t c = range.lo; c <= range.hi; ++c)
+    table.push_back(static_cast<float>(scalar_function(op, value_of(c, in.frac))));
+  quantize(out, table, table);
+  return table;
+}
+
+// A bit-exact kernel for the node, or none if its op or formats have no integer semantics here
+// (the evaluator then runs it as in fake-quant mode). `parameters` are the quantized parameters.
+// (A template so that including this header compiles no kernel.)
+template <class Node>
+std::optional<bit_exact_kernel> make_bit_exact_kernel(const Node& n, const ordered_map<tensor>& parameters) {
+  using detail::fixed_entry;
+  const std::optional<fixed_fmt> x = fixed_entry(n, "data_in_0");
+  const std::optional<fixed_fmt> out = fixed_entry(n, "data_out_0", true);
+  if (!x || !out) return std::nullopt;
+  return std::visit(
+      [&](const auto& op) -> std::optional<bit_exact_kernel> {
+        using Op = std::decay_t<decltype(op)>;
+        if constexpr (std::is_same_v<Op, op::linear> || std::is_same_v<Op, op::conv1d> ||
+                      std::is_same_v<Op, op::conv2d>) {
+          const std::optional<fixed_fmt> w = fixed_entry(n, "weight");
+          const auto weight = parameters.find("weight");
+          if (!w || weight == parameters.end()) return std::nullopt;
+          const auto bias = parameters.find("bias");
+          const bool has_bias = bias != parameters.end();
+          const std::optional<fixed_fmt> b = fixed_entry(n, "bias");
+          if (has_bias && !b) return std::nullopt;
+          std::int64_t k = weight->second.shape().numel() / weight->second.shape()[0];  // per output: in/groups · kernel
+          const int acc_width = dot_product_accumulator_width(*x, *w, k, has_bias);
+          const int bias_width =
+              has_bias ? b->width + std::max(0, x->frac + w->frac - b->frac) + 1 : 0;  // the aligned bias, plus the add
+          return detail::with_accumulator(std::max(acc_width, bias_width), n, [&](auto t) {
+            using T = decltype(t);
+            return detail::make_dot_product_kernel<T>(op, n, *x, *w, b, *out, weight->second,
+                                                      has_bias ? &bias->second : nullptr, std::max(acc_width, bias_width));
+          });
+        } else if constexpr (std::is_same_v<Op, op::matmul> || std::is_same_v<Op, op::bmm>) {
+          const std::optional<fixed_fmt> y = fixed_entry(n, "data_in_1");
+          if (!y) return std::nullopt;
+          const auto args_it = n.meta.common.args.find("data_in_0");
+          const shape& a_shape = std::get<tensor_meta>(args_it->second).shape;
+          const std::int64_t k = a_shape.empty() ? 1 : a_shape.back();
+          const int acc_width = dot_product_accumulator_width(*x, *y, k, false);
+          return detail::with_accumulator(acc_width, n, [&](auto t) {
+            return detail::make_matmul_kernel<decltype(t)>(n, *x, *y, *out, acc_width);
+          });
+        } else if constexpr (std::is_same_v<Op, op::add> || std::is_same_v<Op, op::sub> ||
+                             std::is_same_v<Op, op::mul>) {
+          const std::optional<fixed_fmt> y = fixed_entry(n, "data_in_1");
+          if (!y || n.inputs.size() != 2) return std::nullopt;
+          return detail::make_binary_kernel<Op>(n, *x, *y, *out);
+        } else if constexpr (std::is_same_v<Op, op::relu>) {
+          const fixed_fmt in = *x, to = *out;
+          return bit_exact_kernel{"relu: exact on codes", [in, to](const kernel_args& args) {
+                                    const tensor& v = args.input(0);
+                                    tensor& y = args.output(0);
+                                    y.array() = v.array().max(0.0f);
+                                    if (!(in == to)) hardware_cast(to, y.values(), y.values());
+                                  }};
+        } else if constexpr (has_scalar_function<Op>) {
+          if (x->width > lut_max_input_width) return std::nullopt;
+          const fixed_fmt in = *x;
+          auto table = std::make_shared<std::vector<float>>(activation_lut(op, in, format(*out)));
+          return bit_exact_kernel{
+              fmt::format("{}: lookup table of {} entries", n.op_name(), table->size()),
+              [in, table](const kernel_args& args) {
+                const tensor& v = args.input(0);
+                tensor& y = args.output(0);
+                const integer_range range = in.code_range();
+                const double scale = std::ldexp(1.0, in.frac);
+                for (std::size_t i = 0; i < y.size(); ++i) {
+                  // Inputs are exact codes (the evaluator casts them); the clamp only guards the index.
+                  const std::int64_t c = std::clamp<std::int64_t>(std::llround(v.data()[i] * scale), range.lo, range.hi);
+                  y.data()[i] = (*table)[static_cast<std::size_t>(c - range.lo)];
+                }
+              }};
+        } else {
+          return std::nullopt;
+        }
+      },
+      n.op);
+}
+
+}  // namespace mase::eval

@@ -1,0 +1,338 @@
+#pragma once
+// The evaluator: runs a graph on named input tensors, one kernel call per node.
+//
+//   mase::evaluator ev(g);                         // float: the model as trained
+//   std::span<const tensor> y = ev.run({{"x", x}});
+//   mase::evaluator q(g, mase::eval_mode::bit_exact);
+//
+// Modes (docs/evaluator.md has the details):
+// - float32: every node's float kernel.
+// - fake_quant: MASE's software semantics. Each node quantizes the operands whose format in its
+//   common metadata is not float32 (data_in_i, its parameters, data_out_i), computing in float
+//   in between. The metadata is the one source of the formats: the quantize pass writes them.
+// - bit_exact: what the hardware computes. Nodes whose op and operands are fixed point run the
+//   integer kernels of eval/bit_exact.hpp (exact accumulation, one floor-and-saturate cast);
+//   every other node runs as in fake_quant.
+//
+// The evaluator keeps a reference to the graph, which must outlive it and not change while it
+// is in use. Construction reads the metadata and quantizes the parameters once; a run with the
+// same input shapes as the last one allocates nothing.
+
+#include <mase/eval/bit_exact.hpp>
+#include <mase/eval/kernels.hpp>
+#include <mase/ir/graph.hpp>
+#include <mase/ir/op_traits.hpp>
+#include <mase/ir/shape_inference.hpp>
+#include <mase/quant/quantize.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace mase {
+
+enum class eval_mode : std::uint8_t { float32, fake_quant, bit_exact };
+
+constexpr std::string_view to_string(eval_mode m) noexcept {
+  switch (m) {
+    case eval_mode::float32: return "float32";
+    case eval_mode::fake_quant: return "fake_quant";
+    case eval_mode::bit_exact: return "bit_exact";
+  }
+  return "?";
+}
+
+// Inputs by placeholder name: ev.run({{"x", x}, {"mask", m}}). The tensors are read, not copied.
+using named_inputs = std::initializer_list<std::pair<std::string_view, std::reference_wrapper<const tensor>>>;
+
+// What an observer sees after a node ran: the tensors its kernel read (after the input casts of
+// fake-quant and bit-exact modes) and the results it produced.
+struct node_run {
+  node_id id;
+  const node& n;
+  std::span<const tensor* const> inputs;
+  std::span<const tensor* const> results;
+};
+
+// A class template only so that including this header instantiates no kernel: the kernels are
+// compiled where an evaluator is used. `evaluator` is the one instantiation.
+template <class Graph = graph>
+class basic_evaluator {
+public:
+  explicit basic_evaluator(const Graph& g, eval_mode mode = eval_mode::float32) : graph_(&g), mode_(mode) { plan(); }
+
+  eval_mode mode() const noexcept { return mode_; }
+  const Graph& model() const noexcept { return *graph_; }
+
+  // Runs the graph. Returns the graph's results (the output node's inputs, in order), valid
+  // until the next run. Every placeholder must be given; an input's shape may differ from the
+  // placeholder's declared one (another batch size) if every op accepts the new shapes.
+  std::span<const tensor> run(named_inputs inputs) {
+    return run_with(inputs, [](const node_run&) {});
+  }
+  std::span<const tensor> run(const ordered_map<tensor>& inputs) {
+    return run_with(inputs, [](const node_run&) {});
+  }
+  // A graph with a single placeholder.
+  std::span<const tensor> run(const tensor& x) { return run_with(x, [](const node_run&) {}); }
+
+  // The same, calling on_node(const node_run&) after each node (statistics, recorded values).
+  template <class Inputs, class Observer>
+  std::span<const tensor> run_with(const Inputs& inputs, Observer&& on_node) {
+    bind_inputs(inputs);
+    execute(on_node);
+    return final_results_;
+  }
+
+  // A node's results from the last run (for inspection and tests).
+  std::span<const tensor* const> results(node_id id) const { return states_[id.index].result_views; }
+  std::span<const tensor* const> results(std::string_view node_name) const { return results(graph_->id(node_name)); }
+
+  // Whether the node runs an integer kernel in bit-exact mode (otherwise it runs as in fake-quant).
+  bool runs_bit_exact(node_id id) const { return states_[id.index].bit_exact.has_value(); }
+
+private:
+  struct node_state {
+    std::vector<tensor> owned;                 // result buffers (none for aliasing nodes)
+    std::vector<const tensor*> result_views;   // what readers see
+    std::vector<const tensor*> input_views;    // what the kernel reads
+    std::vector<std::optional<format>> input_casts;  // per input: the format to cast it to
+    std::vector<char> hardware_casts;                // per input: cast as the RTL does (bit-exact, fixed to fixed)
+    std::vector<tensor> cast_inputs;           // the cast copies
+    std::vector<std::optional<format>> result_formats;
+    ordered_map<tensor> quantized_parameters;  // fake-quant / bit-exact parameters
+    bool quantizes_parameters = false;
+    std::optional<eval::bit_exact_kernel> bit_exact;
+    std::vector<float> scratch;
+    shape_list shapes;
+  };
+
+  static std::optional<format> quantizing(const format& f) {
+    return f == format(formats::float32) ? std::nullopt : std::optional<format>(f);
+  }
+
+  // The format the metadata gives a node's entry, if it is a quantized tensor.
+  static std::optional<format> entry_format(const node& n, std::string_view entry) {
+    const auto& args = n.meta.common.args;
+    const auto it = args.find(entry);
+    if (it == args.end()) return std::nullopt;
+    const tensor_meta* t = std::get_if<tensor_meta>(&it->second);
+    return t ? quantizing(t->precision) : std::nullopt;
+  }
+
+  void plan() {
+    const Graph& g = *graph_;
+    states_.assign(g.id_bound(), {});
+    for (node_id id : g.order()) {
+      const node& n = g[id];
+      node_state& s = states_[id.index];
+      s.input_views.assign(n.inputs.size(), nullptr);
+      s.input_casts.assign(n.inputs.size(), std::nullopt);
+      s.hardware_casts.assign(n.inputs.size(), 0);
+      s.cast_inputs.resize(n.inputs.size());
+      if (mode_ == eval_mode::float32) continue;
+
+      const bool casts_inputs = !op_takes_all_results(n.op) && !n.is<op::output>();
+      for (std::size_t i = 0; casts_inputs && i < n.inputs.size(); ++i) {
+        const std::optional<format> want = entry_format(n, data_in_name(i));
+        // A producer whose result already has this format needs no cast.
+        const node& producer = g[n.inputs[i]];
+        const auto produced = producer.meta.common.results.find(data_out_name(0));
+        const bool already = produced != producer.meta.common.results.end() && want &&
+                             produced->second.precision == *want && !producer.is<op::placeholder>();
+        if (want && !already) s.input_casts[i] = want;
+        // Between two fixed-point nodes the hardware casts with fixed_signed_cast (floor, saturate);
+        // the graph's inputs and float results are quantized in software with the format's rules.
+        const bool producer_fixed = produced != producer.meta.common.results.end() &&
+                                    produced->second.precision.holds<fixed_fmt>() &&
+                                    !producer.is<op::placeholder>();
+        s.hardware_casts[i] = mode_ == eval_mode::bit_exact && producer_fixed && want && want->holds<fixed_fmt>();
+      }
+      for (const auto& [name, meta] : n.meta.common.results) s.result_formats.push_back(quantizing(meta.precision));
+      for (const auto& [role, value] : n.parameters) {
+        tensor q = value;
+        if (const std::optional<format> f = entry_format(n, role)) {
+          quantize(*f, value.values(), value.shape(), q.values());
+          s.quantizes_parameters = true;
+        }
+        s.quantized_parameters.insert_or_assign(role, std::move(q));
+      }
+      if (mode_ == eval_mode::bit_exact) s.bit_exact = eval::make_bit_exact_kernel(n, s.quantized_parameters);
+    }
+  }
+
+  const tensor& input_named(const ordered_map<tensor>& inputs, const std::string& name) const {
+    const auto it = inputs.find(name);
+    if (it == inputs.end()) throw missing_input(name);
+    return it->second;
+  }
+  const tensor& input_named(named_inputs inputs, const std::string& name) const {
+    for (const auto& [key, value] : inputs)
+      if (key == name) return value.get();
+    throw missing_input(name);
+  }
+  const tensor& input_named(const tensor& x, const std::string& name) const {
+    require(graph_->placeholders().size() == 1,
+            fmt::format("evaluator: the graph has {} inputs; name them: ev.run({{{{\"{}\", x}}, …}})",
+                        graph_->placeholders().size(), name));
+    return x;
+  }
+  error missing_input(const std::string& name) const {
+    return error(fmt::format("evaluator: no tensor given for the graph input \"{}\"; pass it as {{\"{}\", tensor}}",
+                             name, name));
+  }
+  template <class Inputs>
+  void check_input_names(const Inputs& inputs) const {
+    if constexpr (!std::is_same_v<Inputs, tensor>) {
+      for (const auto& entry : inputs) {
+        const std::string_view key = entry.first;
+        const std::optional<node_id> id = graph_->find(key);
+        require(id && (*graph_)[*id].template is<op::placeholder>(),
+                fmt::format("evaluator: \"{}\" is not an input of the graph", key));
+      }
+    }
+  }
+
+  template <class Inputs>
+  void bind_inputs(const Inputs& inputs) {
+    check_input_names(inputs);
+    bool shapes_changed = !planned_shapes_;
+    for (node_id id : graph_->placeholders()) {
+      node_state& s = states_[id.index];
+      const tensor& x = input_named(inputs, (*graph_)[id].name);
+      s.result_views.assign(1, &x);
+      if (s.shapes.size() != 1 || !(s.shapes[0] == x.shape())) {
+        s.shapes = shape_list{x.shape()};
+        shapes_changed = true;
+      }
+    }
+    if (shapes_changed) plan_shapes();
+  }
+
+  // A default tensor has shape [] and no element, so a rank-0 buffer needs its size checked too.
+  static bool holds_shape(const tensor& t, const shape& s) {
+    return t.shape() == s && t.size() == static_cast<std::size_t>(s.numel());
+  }
+
+  // Output shapes of every node from the inputs' shapes, and buffers of those shapes.
+  void plan_shapes() {
+    const graph& g = *graph_;
+    const auto shapes_of = [&](node_id id) -> const shape_list& { return states_[id.index].shapes; };
+    for (node_id id : g.order()) {
+      const node& n = g[id];
+      node_state& s = states_[id.index];
+      if (n.is<op::placeholder>()) continue;
+      s.shapes = infer_node_shapes(g, id, shapes_of);
+      if (aliases_results(n)) continue;
+      s.owned.resize(static_cast<std::size_t>(s.shapes.size()));
+      for (int i = 0; i < s.shapes.size(); ++i) {
+        tensor& buffer = s.owned[static_cast<std::size_t>(i)];
+        if (!holds_shape(buffer, s.shapes[i])) buffer = tensor(s.shapes[i]);
+      }
+      s.result_views.clear();
+      for (const tensor& t : s.owned) s.result_views.push_back(&t);
+      for (std::size_t i = 0; i < s.input_casts.size(); ++i)
+        if (s.input_casts[i]) {
+          const shape& in_shape = states_[n.inputs[i].index].shapes[0];
+          if (!holds_shape(s.cast_inputs[i], in_shape)) s.cast_inputs[i] = tensor(in_shape);
+        }
+    }
+    planned_shapes_ = true;
+  }
+
+  // Nodes whose results are other tensors: inputs, stored constants, the graph's output.
+  static bool aliases_results(const node& n) {
+    return n.is<op::placeholder>() || n.is<op::constant>() || n.is<op::output>();
+  }
+
+  template <class Observer>
+  void execute(Observer& on_node) {
+    const graph& g = *graph_;
+    for (node_id id : g.order()) {
+      const node& n = g[id];
+      node_state& s = states_[id.index];
+      gather_inputs(n, s);
+      if (n.is<op::constant>()) {
+        const ordered_map<tensor>& params = s.quantizes_parameters ? s.quantized_parameters : n.parameters;
+        const auto value = params.find("value");
+        require(value != params.end(),
+                fmt::format("node {}: the constant's \"value\" is not set; set it with graph::set_parameter", n.name));
+        s.result_views.assign(1, &value->second);
+      } else if (n.is<op::output>()) {
+        s.result_views = s.input_views;
+      } else if (!n.is<op::placeholder>()) {
+        run_kernel(n, s);
+      }
+      on_node(node_run{id, n, s.input_views, s.result_views});
+    }
+    collect_final_results();
+  }
+
+  void gather_inputs(const node& n, node_state& s) {
+    if (op_takes_all_results(n.op)) {
+      s.input_views = states_[n.inputs.at(0).index].result_views;
+      return;
+    }
+    for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+      const tensor* in = states_[n.inputs[i].index].result_views.at(0);
+      if (s.input_casts[i]) {
+        tensor& cast = s.cast_inputs[i];
+        if (s.hardware_casts[i]) eval::hardware_cast(s.input_casts[i]->template get<fixed_fmt>(), in->values(), cast.values());
+        else quantize(*s.input_casts[i], in->values(), in->shape(), cast.values());
+        in = &cast;
+      }
+      s.input_views[i] = in;
+    }
+  }
+
+  void run_kernel(const node& n, node_state& s) {
+    const eval::kernel_args args{.inputs = s.input_views,
+                                 .parameters = s.quantizes_parameters ? &s.quantized_parameters : &n.parameters,
+                                 .outputs = s.owned,
+                                 .scratch = &s.scratch,
+                                 .node_name = n.name};
+    if (s.bit_exact) {
+      s.bit_exact->run(args);
+      return;
+    }
+    std::visit(
+        [&](const auto& op) {
+          using Op = std::decay_t<decltype(op)>;
+          if constexpr (!std::is_same_v<Op, op::placeholder> && !std::is_same_v<Op, op::constant> &&
+                        !std::is_same_v<Op, op::output>) {
+            static_assert(eval::has_float_kernel<Op>, "every op needs a float_kernel overload (eval/kernels/*.hpp)");
+            eval::float_kernel(op, args);
+          }
+        },
+        n.op);
+    for (std::size_t i = 0; i < s.result_formats.size() && i < s.owned.size(); ++i)
+      if (s.result_formats[i]) quantize(*s.result_formats[i], s.owned[i].values(), s.owned[i].shape(), s.owned[i].values());
+  }
+
+  void collect_final_results() {
+    const std::optional<node_id> out = graph_->output();
+    require(out.has_value(), "evaluator: the graph has no output node; add one with graph::add(\"output\", op::output{}, …)");
+    const std::vector<const tensor*>& views = states_[out->index].result_views;
+    final_results_.resize(views.size());
+    for (std::size_t i = 0; i < views.size(); ++i) final_results_[i] = *views[i];  // reuses the storage
+  }
+
+  const Graph* graph_;
+  eval_mode mode_;
+  std::vector<node_state> states_;
+  bool planned_shapes_ = false;
+  std::vector<tensor> final_results_;
+
+};
+
+using evaluator = basic_evaluator<graph>;
+
+}  // namespace mase

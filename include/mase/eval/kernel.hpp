@@ -1,0 +1,59 @@
+#pragma once
+// The kernel contract. A kernel computes one op on float32 tensors:
+//
+//   void float_kernel(const op::linear&, const kernel_args&);
+//
+// one overload per op, found by overload resolution from the evaluator's std::visit, so an op
+// without a kernel is a compile error (see eval/kernels.hpp). The evaluator sizes every output
+// from the op's shape rule before the call; a kernel writes every element of every output
+// (buffers are reused between runs and are not cleared). Inputs are never modified.
+
+#include <mase/core/error.hpp>
+#include <mase/core/ordered_map.hpp>
+#include <mase/core/tensor.hpp>
+
+#include <cstddef>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace mase::eval {
+
+struct kernel_args {
+  // The node's inputs in order. For an op that takes all results of its input (getitem), every
+  // result of that one input.
+  std::span<const tensor* const> inputs;
+  // The node's parameters by role ("weight", "bias", "running_mean", "value", …). In fake-quant
+  // mode these are the quantized copies.
+  const ordered_map<tensor>* parameters = nullptr;
+  // Sized by the evaluator; the kernel fills them.
+  std::span<tensor> outputs;
+  // Working memory the kernel may resize and use freely (im2col columns, …); it persists
+  // between runs of the same node so a steady-state run does not allocate.
+  std::vector<float>* scratch = nullptr;
+  // For messages.
+  std::string_view node_name;
+
+  const tensor& input(std::size_t i) const { return *inputs[i]; }
+  tensor& output(std::size_t i = 0) const { return outputs[i]; }
+  // The parameter the op declares for `role`. The graph checks roles and shapes when parameters
+  // are set; a missing one (a graph built without initialising it) is reported here.
+  const tensor& parameter(std::string_view role) const {
+    if (const tensor* t = optional_parameter(role)) return *t;
+    throw error(fmt::format("node {}: parameter \"{}\" is not set; set it with graph::set_parameter before evaluating",
+                            node_name, role));
+  }
+  const tensor* optional_parameter(std::string_view role) const {
+    if (parameters == nullptr) return nullptr;
+    const auto it = parameters->find(role);
+    return it == parameters->end() ? nullptr : &it->second;
+  }
+  std::vector<float>& scratch_buffer(std::size_t size) const {
+    scratch->resize(size);
+    return *scratch;
+  }
+};
+
+}  // namespace mase::eval

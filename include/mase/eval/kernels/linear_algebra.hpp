@@ -1,0 +1,563 @@
+#pragma once
+// Float kernels of the linear-algebra ops: linear, matmul, bmm, conv1d, conv2d,
+// scaled_dot_product_attention and embedding.
+//
+// The products underneath (linear_product, matmul_product, conv1d_product, conv2d_product) are
+// templates over the scalar type: the float kernels use them at T = float and the bit-exact
+// evaluator at T = std::int64_t (integer accumulation), so each product has one definition.
+// Matrix products are Eigen GEMMs on row-major maps of the tensors (PyTorch's layout), written
+// straight into the result; convolutions run a register-blocked direct kernel whose working
+// memory is a caller-owned scratch vector. Nothing here allocates in a steady-state run, except
+// that Eigen's GEMM takes its packing blocks from the heap when they exceed 128 KiB
+// (EIGEN_STACK_ALLOCATION_LIMIT), e.g. for 64×784 · 784×256.
+
+#include <mase/core/error.hpp>
+#include <mase/core/shape.hpp>
+#include <mase/core/tensor.hpp>
+#include <mase/eval/kernel.hpp>
+#include <mase/ir/op/bmm.hpp>
+#include <mase/ir/op/conv1d.hpp>
+#include <mase/ir/op/conv2d.hpp>
+#include <mase/ir/op/embedding.hpp>
+#include <mase/ir/op/linear.hpp>
+#include <mase/ir/op/matmul.hpp>
+#include <mase/ir/op/scaled_dot_product_attention.hpp>
+#include <mase/ir/op/shape_rules.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+#include <fmt/format.h>
+
+namespace mase::eval {
+
+namespace linear_algebra_detail {
+
+using Eigen::Index;
+
+template <class T>
+using row_major = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <class T>
+using matrix_view = Eigen::Map<row_major<T>>;
+template <class T>
+using const_matrix_view = Eigen::Map<const row_major<T>>;
+template <class T>
+using const_row_view = Eigen::Map<const Eigen::Matrix<T, 1, Eigen::Dynamic>>;
+
+// Product of every dimension but the last: the rows of a [..., features] tensor.
+inline Index leading_count(const shape& s) {
+  Index rows = 1;
+  for (int d = 0; d + 1 < s.size(); ++d) rows *= s[d];
+  return rows;
+}
+
+// The first `count` dimensions of s.
+inline shape first_dims(const shape& s, int count) {
+  shape head;
+  for (int d = 0; d < count; ++d) head.push_back(s[d]);
+  return head;
+}
+
+// For matrix number `i` of a batch with dimensions `to`, the number of the matrix it reads in an
+// operand whose batch dimensions `from` broadcast to `to` (right-aligned; size-1 dimensions
+// repeat). Called once per matrix, never per element.
+inline Index broadcast_source(Index i, const shape& to, const shape& from) {
+  Index source = 0;
+  Index stride = 1;
+  for (int d = to.size() - 1; d >= 0; --d) {
+    const Index coordinate = i % to[d];
+    i /= to[d];
+    const int from_d = from.size() - to.size() + d;
+    if (from_d < 0) continue;
+    if (from[from_d] != 1) source += coordinate * stride;
+    stride *= from[from_d];
+  }
+  return source;
+}
+
+// y[rows, cols] = a[rows, inner] · b[inner, cols], all row-major and contiguous.
+template <class T>
+void multiply(const T* a, Index rows, Index inner, const T* b, Index cols, T* y) {
+  matrix_view<T>(y, rows, cols).noalias() = const_matrix_view<T>(a, rows, inner) * const_matrix_view<T>(b, inner, cols);
+}
+
+// y[rows, out] = x[rows, in] · w[out, in]ᵀ (+ bias[out] on every row when bias is not null).
+template <class T>
+void linear_into(const T* x, Index rows, Index in, const T* w, Index out, const T* bias, T* y) {
+  const const_matrix_view<T> inputs(x, rows, in);
+  const const_matrix_view<T> weights(w, out, in);
+  matrix_view<T> result(y, rows, out);
+  if (bias == nullptr) {
+    result.noalias() = inputs * weights.transpose();
+  } else {
+    // Starting from the bias replaces the zero fill that `=` does before its GEMM, so the bias
+    // costs no extra pass over the result.
+    result.rowwise() = const_row_view<T>(bias, out);
+    result.noalias() += inputs * weights.transpose();
+  }
+}
+
+// A 1-D or 2-D convolution; a 1-D one is a 2-D one of height 1.
+struct conv_geometry {
+  Index batch = 1;
+  Index in_channels = 0, in_h = 1, in_w = 0;
+  Index out_channels = 0, out_h = 1, out_w = 0;
+  Index groups = 1;
+  Index kernel_h = 1, kernel_w = 1;
+  Index stride_h = 1, stride_w = 1;
+  Index pad_h = 0, pad_w = 0;
+  Index dilation_h = 1, dilation_w = 1;
+
+  Index group_in() const noexcept { return in_channels / groups; }
+  Index group_out() const noexcept { return out_channels / groups; }
+  // Weights of one output channel (the GEMM's inner dimension).
+  Index patch() const noexcept { return group_in() * kernel_h * kernel_w; }
+  Index out_pixels() const noexcept { return out_h * out_w; }
+  Index in_pixels() const noexcept { return in_h * in_w; }
+  bool padded() const noexcept { return pad_h > 0 || pad_w > 0; }
+  Index padded_h() const noexcept { return in_h + 2 * pad_h; }
+  Index padded_w() const noexcept { return in_w + 2 * pad_w; }
+};
+
+// Input [N, C, L] or unbatched [C, L]; result [N, O, Lo] or [O, Lo].
+inline conv_geometry geometry(const op::conv1d& op, const shape& x, const shape& y) {
+  conv_geometry g;
+  g.batch = x.size() == 3 ? x[0] : 1;
+  g.in_channels = op.in_channels;
+  g.in_w = x.back();
+  g.out_channels = op.out_channels;
+  g.out_w = y.back();
+  g.groups = op.groups;
+  g.kernel_w = shape_rules::per_dim(op.kernel_size, 0);
+  g.stride_w = shape_rules::per_dim(op.stride, 0);
+  g.pad_w = shape_rules::per_dim(op.padding, 0);
+  g.dilation_w = shape_rules::per_dim(op.dilation, 0);
+  return g;
+}
+
+// Input [N, C, H, W] or unbatched [C, H, W]; result [N, O, Ho, Wo] or [O, Ho, Wo].
+inline conv_geometry geometry(const op::conv2d& op, const shape& x, const shape& y) {
+  conv_geometry g;
+  g.batch = x.size() == 4 ? x[0] : 1;
+  g.in_channels = op.in_channels;
+  g.in_h = x.at(-2);
+  g.in_w = x.at(-1);
+  g.out_channels = op.out_channels;
+  g.out_h = y.at(-2);
+  g.out_w = y.at(-1);
+  g.groups = op.groups;
+  g.kernel_h = shape_rules::per_dim(op.kernel_size, 0);
+  g.kernel_w = shape_rules::per_dim(op.kernel_size, 1);
+  g.stride_h = shape_rules::per_dim(op.stride, 0);
+  g.stride_w = shape_rules::per_dim(op.stride, 1);
+  g.pad_h = shape_rules::per_dim(op.padding, 0);
+  g.pad_w = shape_rules::per_dim(op.padding, 1);
+  g.dilation_h = shape_rules::per_dim(op.dilation, 0);
+  g.dilation_w = shape_rules::per_dim(op.dilation, 1);
+  return g;
+}
+
+// The convolution is a GEMM, W[O, patch] · columns[patch, pixels], whose columns (im2col) are
+// never materialised: a register block of output channels × output pixels reads each input
+// value straight from the (zero-bordered) image. At LeNet's sizes, writing the columns out and
+// Eigen packing them again made im2col + GEMM 1.4–2× slower than this.
+//
+// The SIMD packet is Eigen's for T (8 floats with AVX2, 4 with SSE, 16 with AVX-512), used
+// through Eigen's portable packet functions; integer types run as scalar code (one lane).
+template <class T, bool = std::is_floating_point_v<T>>
+struct simd {
+  using packet = T;
+  static constexpr Index lanes = 1;
+};
+template <class T>
+struct simd<T, true> {
+  using packet = typename Eigen::internal::packet_traits<T>::type;
+  static constexpr Index lanes = Eigen::internal::packet_traits<T>::size;
+};
+template <class T>
+using packet_of = typename simd<T>::packet;
+template <class T>
+inline constexpr Index lanes_of = simd<T>::lanes;
+
+// Calls f(std::integral_constant<int, i>) for i in [0, N): unrolled, so that arrays of packets
+// indexed by i stay in registers.
+template <int N, class F>
+inline void static_for(F&& f) {
+  [&]<int... I>(std::integer_sequence<int, I...>) { (f(std::integral_constant<int, I>{}), ...); }(
+      std::make_integer_sequence<int, N>{});
+}
+
+// Register blocks: `vectors` packets of output channels by `pixels` output pixels. A group
+// with at most one packet of output channels uses one packet by a multiple of `lanes` pixels
+// (8 with AVX2), whose results an in-register transpose turns into rows of the NCHW output;
+// wider groups use two packets by 6 pixels. Accumulators, weight packets and one broadcast then
+// fit the 16 vector registers of SSE/AVX2.
+template <class T>
+struct conv_blocking {
+  static constexpr Index lanes = lanes_of<T>;
+  static constexpr int wide_vectors = 2, wide_pixels = 6;
+  static constexpr int narrow_vectors = 1, narrow_pixels = lanes >= 8 ? static_cast<int>(lanes) : 12 / lanes * lanes;
+  static bool wide(const conv_geometry& g) noexcept { return g.group_out() > lanes; }
+  static Index channel_block(const conv_geometry& g) noexcept {
+    return (wide(g) ? wide_vectors : narrow_vectors) * lanes;
+  }
+  // group_out rounded up to whole channel blocks.
+  static Index padded_out(const conv_geometry& g) noexcept {
+    const Index block = channel_block(g);
+    return (g.group_out() + block - 1) / block * block;
+  }
+  // Scratch: the weights transposed to [groups][patch][padded_out], the bias [groups][padded_out]
+  // (both zero in the padding channels), and one image with its zero border when padding > 0.
+  static std::size_t weights_size(const conv_geometry& g) noexcept {
+    return static_cast<std::size_t>(g.groups * g.patch() * padded_out(g));
+  }
+  static std::size_t bias_size(const conv_geometry& g) noexcept {
+    return static_cast<std::size_t>(g.groups * padded_out(g));
+  }
+  static std::size_t image_size(const conv_geometry& g) noexcept {
+    return g.padded() ? static_cast<std::size_t>(g.in_channels * g.padded_h() * g.padded_w()) : 0;
+  }
+  static std::size_t scratch_size(const conv_geometry& g) noexcept {
+    return weights_size(g) + bias_size(g) + image_size(g);
+  }
+};
+
+// Transposes n packets of n lanes (lane j of packet i ↔ lane i of packet j) with Eigen's
+// ptranspose. Packet deduced, not spelled, as a template argument: GCC warns that a SIMD type's
+// attributes are dropped when one is written there.
+template <class Packet, int n>
+inline void transpose_in_registers(Packet (&packets)[n]) {
+  Eigen::internal::PacketBlock<Packet, n> block;
+  for (int i = 0; i < n; ++i) block.packet[i] = packets[i];
+  Eigen::internal::ptranspose(block);
+  for (int i = 0; i < n; ++i) packets[i] = block.packet[i];
+}
+
+// Where a register block's results go: `channels` rows of the output, `row_stride` apart, from
+// `out`, `count` pixels each (fewer than the block's in the last block of an image).
+template <class T>
+struct conv_block_output {
+  T* out;
+  Index row_stride;
+  Index channels;
+  Index count;
+};
+
+// One register block: out[c][p] = bias[c] + Σ_taps weights[tap][c] · image[base[p] + tap's
+// offset] for `pixels` pixels (their offsets in the image in `base`) and vectors·lanes channels.
+template <class T, int vectors, int pixels>
+inline void conv_register_block(const conv_geometry& g, const T* image, const Index* base, const T* weights,
+                                Index weight_stride, const T* bias, const conv_block_output<T>& to) {
+  using packet = packet_of<T>;
+  using namespace Eigen::internal;
+  constexpr int lanes = static_cast<int>(lanes_of<T>);
+  const Index row_length = g.padded_w();
+  const Index channel_size = g.padded_h() * row_length;
+  packet acc[pixels][vectors];
+  static_for<vectors>([&](auto v) {
+    const packet b = ploadu<packet>(bias + v * lanes);
+    static_for<pixels>([&](auto p) { acc[p][v] = b; });
+  });
+  const T* tap_weights = weights;
+  for (Index c = 0; c < g.group_in(); ++c) {
+    for (Index ki = 0; ki < g.kernel_h; ++ki) {
+      const T* row = image + c * channel_size + ki * g.dilation_h * row_length;
+      for (Index kj = 0; kj < g.kernel_w; ++kj, tap_weights += weight_stride) {
+        const T* tap = row + kj * g.dilation_w;
+        packet w[vectors];
+        static_for<vectors>([&](auto v) { w[v] = ploadu<packet>(tap_weights + v * lanes); });
+        static_for<pixels>([&](auto p) {
+          const packet value = pset1<packet>(tap[base[p]]);
+          static_for<vectors>([&](auto v) { acc[p][v] = pmadd(value, w[v], acc[p][v]); });
+        });
+      }
+    }
+  }
+  // acc[p][v] holds pixel p of channels v·lanes…; the output wants each channel's pixels in a row.
+  constexpr int block = vectors * lanes;
+  T tile[block * pixels];
+  if constexpr (pixels % lanes == 0) {
+    // Square lanes × lanes blocks transposed in registers: whole blocks are stored as rows.
+    const bool whole = to.count == pixels;
+    static_for<vectors>([&](auto v) {
+      static_for<pixels / lanes>([&](auto square) {
+        packet rows[lanes];
+        static_for<lanes>([&](auto i) { rows[i] = acc[square * lanes + i][v]; });
+        transpose_in_registers(rows);
+        for (Index i = 0; i < lanes; ++i) {
+          const Index channel = v * lanes + i;
+          if (whole && channel < to.channels) pstoreu(to.out + channel * to.row_stride + square * lanes, rows[i]);
+          else pstoreu(tile + channel * pixels + square * lanes, rows[i]);  // [channel][pixel]
+        }
+      });
+    });
+    if (whole) return;
+    for (Index c = 0; c < to.channels; ++c)
+      for (Index p = 0; p < to.count; ++p) to.out[c * to.row_stride + p] = tile[c * pixels + p];
+  } else {
+    static_for<pixels>([&](auto p) {
+      static_for<vectors>([&](auto v) { pstoreu(tile + p * block + v * lanes, acc[p][v]); });  // [pixel][channel]
+    });
+    for (Index c = 0; c < to.channels; ++c)
+      for (Index p = 0; p < to.count; ++p) to.out[c * to.row_stride + p] = tile[p * block + c];
+  }
+}
+
+template <class T, int vectors, int pixels>
+void convolve_blocked(const conv_geometry& g, const T* x, const T* w, const T* bias, T* y, T* scratch) {
+  using blocking = conv_blocking<T>;
+  constexpr Index block = vectors * blocking::lanes;
+  const Index patch = g.patch();
+  const Index group_out = g.group_out();
+  const Index padded_out = blocking::padded_out(g);
+  const Index out_pixels = g.out_pixels();
+  const Index row_length = g.padded_w();
+
+  T* weights = scratch;
+  T* padded_bias = weights + blocking::weights_size(g);
+  T* image = padded_bias + blocking::bias_size(g);
+  std::fill(weights, image, T(0));
+  for (Index group = 0; group < g.groups; ++group)
+    for (Index o = 0; o < group_out; ++o) {
+      const T* from = w + (group * group_out + o) * patch;
+      T* to = weights + group * patch * padded_out + o;
+      for (Index k = 0; k < patch; ++k) to[k * padded_out] = from[k];
+      if (bias != nullptr) padded_bias[group * padded_out + o] = bias[group * group_out + o];
+    }
+  // The border stays zero; each image overwrites only the interior.
+  std::fill(image, image + blocking::image_size(g), T(0));
+
+  Index base[pixels];
+  for (Index n = 0; n < g.batch; ++n) {
+    const T* source = x + n * g.in_channels * g.in_pixels();
+    if (g.padded()) {
+      for (Index c = 0; c < g.in_channels; ++c)
+        for (Index h = 0; h < g.in_h; ++h)
+          std::copy_n(source + (c * g.in_h + h) * g.in_w, g.in_w,
+                      image + (c * g.padded_h() + h + g.pad_h) * row_length + g.pad_w);
+      source = image;
+    }
+    for (Index q = 0; q < out_pixels; q += pixels) {
+      // A last, partial block repeats its last pixel; only the real ones are stored.
+      const Index count = std::min<Index>(pixels, out_pixels - q);
+      Index oh = q / g.out_w, ow = q % g.out_w;
+      for (Index p = 0; p < pixels; ++p) {
+        base[p] = oh * g.stride_h * row_length + ow * g.stride_w;
+        if (p + 1 < count && ++ow == g.out_w) {
+          ow = 0;
+          ++oh;
+        }
+      }
+      for (Index group = 0; group < g.groups; ++group) {
+        const T* group_image = source + group * g.group_in() * g.padded_h() * row_length;
+        for (Index first = 0; first < group_out; first += block) {
+          const conv_block_output<T> to{.out = y + (n * g.out_channels + group * group_out + first) * out_pixels + q,
+                                        .row_stride = out_pixels,
+                                        .channels = std::min(block, group_out - first),
+                                        .count = count};
+          conv_register_block<T, vectors, pixels>(g, group_image, base, weights + group * patch * padded_out + first,
+                                                  padded_out, padded_bias + group * padded_out + first, to);
+        }
+      }
+    }
+  }
+}
+
+// y = conv(x, w) (+ bias[O] on every pixel of channel O when bias is not null). `scratch` is
+// grown to conv_blocking<T>::scratch_size when smaller, never shrunk (regrowing would zero-fill
+// it on every run).
+template <class T>
+void convolve(const conv_geometry& g, const T* x, const T* w, const T* bias, T* y, std::vector<T>& scratch) {
+  using blocking = conv_blocking<T>;
+  if (scratch.size() < blocking::scratch_size(g)) scratch.resize(blocking::scratch_size(g));
+  if (blocking::wide(g))
+    convolve_blocked<T, blocking::wide_vectors, blocking::wide_pixels>(g, x, w, bias, y, scratch.data());
+  else
+    convolve_blocked<T, blocking::narrow_vectors, blocking::narrow_pixels>(g, x, w, bias, y, scratch.data());
+}
+
+}  // namespace linear_algebra_detail
+
+// ---------------------------------------------------------------------------------------------
+// Products shared with the bit-exact evaluator (T = float, double, std::int64_t). No bias: the
+// caller adds it where its arithmetic wants it. With T = std::int64_t the accumulation is exact
+// as long as no partial sum overflows int64 (the caller bounds the operand widths).
+
+// y[rows, out] = x[rows, in] · w[out, in]ᵀ: torch.nn.Linear without bias, with every dimension
+// of the input but the last folded into `rows`.
+template <class T>
+void linear_product(const T* x, Eigen::Index rows, Eigen::Index in, const T* w, Eigen::Index out, T* y) {
+  linear_algebra_detail::linear_into<T>(x, rows, in, w, out, nullptr, y);
+}
+
+// conv1d without bias: x [N, C, L] or [C, L], w [O, C/groups, k], y of the op's result shape.
+// `scratch` holds transposed weights and a zero-bordered image; it is grown when too small and
+// never shrunk.
+template <class T>
+void conv1d_product(const op::conv1d& op, const T* x, const shape& x_shape, const T* w, T* y, const shape& y_shape,
+                    std::vector<T>& scratch) {
+  linear_algebra_detail::convolve<T>(linear_algebra_detail::geometry(op, x_shape, y_shape), x, w, nullptr, y, scratch);
+}
+
+// conv2d without bias: x [N, C, H, W] or [C, H, W], w [O, C/groups, kH, kW], y of the op's
+// result shape. `scratch` as for conv1d_product.
+template <class T>
+void conv2d_product(const op::conv2d& op, const T* x, const shape& x_shape, const T* w, T* y, const shape& y_shape,
+                    std::vector<T>& scratch) {
+  linear_algebra_detail::convolve<T>(linear_algebra_detail::geometry(op, x_shape, y_shape), x, w, nullptr, y, scratch);
+}
+
+// torch.matmul: a 1-D left operand is a row and a 1-D right operand a column (their dimension is
+// absent from y), the dimensions before the last two broadcast. Shapes must satisfy
+// op::matmul's shape rule and y_shape must be its result; bmm is the case of equal batches.
+template <class T>
+void matmul_product(const T* a, const shape& a_shape, const T* b, const shape& b_shape, T* y, const shape& y_shape) {
+  using namespace linear_algebra_detail;
+  const bool a_is_matrix = a_shape.size() >= 2;
+  const bool b_is_matrix = b_shape.size() >= 2;
+  const Index rows = a_is_matrix ? a_shape.at(-2) : 1;
+  const Index inner = a_shape.back();
+  const Index cols = b_is_matrix ? b_shape.back() : 1;
+  const shape a_batch = shape_rules::leading_dims(a_shape, 2);
+  const shape b_batch = shape_rules::leading_dims(b_shape, 2);
+  if (b_batch.numel() == 1) {
+    // One right matrix for every left one: a single GEMM over all of a's rows (x @ W).
+    multiply(a, a_batch.numel() * rows, inner, b, cols, y);
+    return;
+  }
+  const shape y_batch = first_dims(y_shape, y_shape.size() - (a_is_matrix ? 1 : 0) - (b_is_matrix ? 1 : 0));
+  const Index count = y_batch.numel();
+  for (Index i = 0; i < count; ++i) {
+    const T* a_matrix = a + broadcast_source(i, y_batch, a_batch) * rows * inner;
+    const T* b_matrix = b + broadcast_source(i, y_batch, b_batch) * inner * cols;
+    multiply(a_matrix, rows, inner, b_matrix, cols, y + i * rows * cols);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Float kernels.
+
+inline void float_kernel(const op::linear& op, const kernel_args& args) {
+  const tensor& x = args.input(0);
+  const tensor* bias = op.bias ? &args.parameter("bias") : nullptr;
+  linear_algebra_detail::linear_into<float>(x.data(), linear_algebra_detail::leading_count(x.shape()), op.in_features,
+                                            args.parameter("weight").data(), op.out_features,
+                                            bias ? bias->data() : nullptr, args.output().data());
+}
+
+inline void float_kernel(const op::matmul&, const kernel_args& args) {
+  const tensor& a = args.input(0);
+  const tensor& b = args.input(1);
+  tensor& y = args.output();
+  matmul_product<float>(a.data(), a.shape(), b.data(), b.shape(), y.data(), y.shape());
+}
+
+inline void float_kernel(const op::bmm&, const kernel_args& args) {
+  const tensor& a = args.input(0);
+  const tensor& b = args.input(1);
+  tensor& y = args.output();
+  matmul_product<float>(a.data(), a.shape(), b.data(), b.shape(), y.data(), y.shape());
+}
+
+namespace linear_algebra_detail {
+template <class Op>
+void float_convolution(const Op& op, const kernel_args& args) {
+  const tensor& x = args.input(0);
+  tensor& y = args.output();
+  const conv_geometry g = geometry(op, x.shape(), y.shape());
+  const tensor* bias = op.bias ? &args.parameter("bias") : nullptr;
+  convolve<float>(g, x.data(), args.parameter("weight").data(), bias ? bias->data() : nullptr, y.data(),
+                  args.scratch_buffer(conv_blocking<float>::scratch_size(g)));
+}
+}  // namespace linear_algebra_detail
+
+inline void float_kernel(const op::conv1d& op, const kernel_args& args) {
+  linear_algebra_detail::float_convolution(op, args);
+}
+
+inline void float_kernel(const op::conv2d& op, const kernel_args& args) {
+  linear_algebra_detail::float_convolution(op, args);
+}
+
+// F.scaled_dot_product_attention(q, k, v, is_causal=…, scale=…) at inference (dropout_p is not
+// applied): softmax(q kᵀ · scale, masked to key j ≤ query i when causal) v per batch matrix,
+// the batch dimensions of q, k and v broadcasting. The causal mask is PyTorch's
+// ones(L, S).tril(): aligned to the top left, also when L ≠ S.
+inline void float_kernel(const op::scaled_dot_product_attention& op, const kernel_args& args) {
+  using namespace linear_algebra_detail;
+  const tensor& q = args.input(0);
+  const tensor& k = args.input(1);
+  const tensor& v = args.input(2);
+  tensor& y = args.output();
+  const Index queries = q.shape().at(-2);
+  const Index embed = q.shape().back();
+  const Index keys = k.shape().at(-2);
+  const Index value_dim = v.shape().back();
+  // PyTorch computes the default 1/√E in double, then multiplies in float.
+  const float scale = static_cast<float>(op.scale == 0.0 ? 1.0 / std::sqrt(static_cast<double>(embed)) : op.scale);
+  const shape q_batch = shape_rules::leading_dims(q.shape(), 2);
+  const shape k_batch = shape_rules::leading_dims(k.shape(), 2);
+  const shape v_batch = shape_rules::leading_dims(v.shape(), 2);
+  const shape y_batch = shape_rules::leading_dims(y.shape(), 2);
+  std::vector<float>& scratch = args.scratch_buffer(static_cast<std::size_t>(queries * keys));
+  matrix_view<float> weights(scratch.data(), queries, keys);
+  const Index count = y_batch.numel();
+  for (Index i = 0; i < count; ++i) {
+    const const_matrix_view<float> query(q.data() + broadcast_source(i, y_batch, q_batch) * queries * embed, queries,
+                                         embed);
+    const const_matrix_view<float> key(k.data() + broadcast_source(i, y_batch, k_batch) * keys * embed, keys, embed);
+    const const_matrix_view<float> value(v.data() + broadcast_source(i, y_batch, v_batch) * keys * value_dim, keys,
+                                         value_dim);
+    // The scale is folded into the GEMM's alpha (no scaled copy of q).
+    weights.noalias() = (scale * query) * key.transpose();
+    for (Index row = 0; row < queries; ++row) {
+      const Index visible = op.is_causal ? std::min(row + 1, keys) : keys;
+      if (visible == 0) continue;  // no keys: an empty softmax, and the product below is 0
+      auto scores = weights.row(row).head(visible).array();
+      // Subtracting the row maximum keeps exp from overflowing; masked keys get weight 0.
+      scores = (scores - scores.maxCoeff()).exp();
+      scores /= scores.sum();
+      weights.row(row).tail(keys - visible).setZero();
+    }
+    matrix_view<float>(y.data() + i * queries * value_dim, queries, value_dim).noalias() = weights * value;
+  }
+}
+
+// F.embedding: each index (a float holding an integer) selects a row of weight
+// [num_embeddings, embedding_dim]. padding_idx only affects training and is not applied here.
+inline void float_kernel(const op::embedding& op, const kernel_args& args) {
+  const tensor& indices = args.input(0);
+  const tensor& weight = args.parameter("weight");
+  tensor& y = args.output();
+  const std::size_t width = static_cast<std::size_t>(op.embedding_dim);
+  const float rows = static_cast<float>(op.num_embeddings);
+  const float* index = indices.data();
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    const float value = index[i];
+    // Also false for NaN.
+    if (!(value >= 0.0f && value < rows && value == std::floor(value))) {
+      // Name the element by its coordinates in the indices tensor.
+      shape at = indices.shape();
+      std::size_t rest = i;
+      for (int d = at.size() - 1; d >= 0; --d) {
+        const auto extent = static_cast<std::size_t>(indices.shape()[d]);
+        at[d] = static_cast<std::int64_t>(rest % extent);
+        rest /= extent;
+      }
+      throw error(fmt::format("node {}: embedding index {} at position {} of the indices {} is not a row of the "
+                              "weight; indices must be whole numbers in [0, {}) (num_embeddings)",
+                              args.node_name, value, to_string(at), to_string(indices.shape()), op.num_embeddings));
+    }
+    std::memcpy(y.data() + i * width, weight.data() + static_cast<std::size_t>(value) * width, width * sizeof(float));
+  }
+}
+
+}  // namespace mase::eval

@@ -1,0 +1,331 @@
+#pragma once
+// Float kernels of the pools (max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d), with
+// PyTorch's CPU semantics.
+//
+// Every input is a stack of planes: [N, C, H, W] or unbatched [C, H, W] is N·C (or C) planes of
+// H×W; the 1-d ops are the 2-d ones with H = 1, as PyTorch itself computes avg_pool1d and
+// adaptive_avg_pool1d (through the 2-d kernels on x.unsqueeze(-2)). Window sums accumulate in
+// float in row-major order and are divided once, as PyTorch's kernels do; maxima are exact.
+
+#include <mase/eval/kernel.hpp>
+#include <mase/ir/ops.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <span>
+
+#include <Eigen/Core>
+#include <fmt/format.h>
+
+namespace mase::eval {
+
+namespace pooling_detail {
+
+// One spatial dimension of a sliding window.
+struct axis {
+  std::int64_t in = 1;
+  std::int64_t out = 1;
+  std::int64_t kernel = 1;
+  std::int64_t stride = 1;
+  std::int64_t padding = 0;
+  std::int64_t dilation = 1;
+
+  // Where output position o's window starts, in input coordinates (negative inside the padding).
+  std::int64_t start(std::int64_t o) const noexcept { return o * stride - padding; }
+
+  // The window taps k in [first, last) of output position o that land inside the input
+  // (0 <= start + k·dilation < in); the others read the padding.
+  void taps(std::int64_t o, std::int64_t& first, std::int64_t& last) const noexcept {
+    const std::int64_t s = start(o);
+    if (s >= 0 && s + (kernel - 1) * dilation < in) {  // the common interior case: no division
+      first = 0;
+      last = kernel;
+      return;
+    }
+    first = s >= 0 ? 0 : (-s + dilation - 1) / dilation;
+    last = s >= in ? 0 : std::min(kernel, (in - 1 - s) / dilation + 1);
+    if (first > last) first = last;
+  }
+
+  // The output positions [first, last) whose whole window lies inside the input.
+  void interior(std::int64_t& first, std::int64_t& last) const noexcept {
+    first = (padding + stride - 1) / stride;
+    const std::int64_t last_start = in - 1 - (kernel - 1) * dilation + padding;  // in padded coordinates
+    last = last_start < 0 ? 0 : std::min(out, last_start / stride + 1);
+    first = std::min(first, last);
+  }
+};
+
+struct planes {
+  std::int64_t count = 0;  // N·C, or C when unbatched
+  axis h;
+  axis w;
+};
+
+// The same guarantee the evaluator gives (output sized by the shape rule), checked once per call
+// so that a direct call cannot index outside a buffer. Called qualified: argument-dependent lookup
+// on kernel_args would also find a same-named function elsewhere in mase::eval.
+// Checks throw directly rather than through require(), which would format its message (and
+// allocate) on every run.
+template <class Op>
+inline void check_shapes(const Op& op, const kernel_args& args) {
+  if (args.inputs.size() != 1 || args.outputs.size() != 1)
+    throw error(fmt::format("node {}: {} takes one input and produces one result, got {} and {}", args.node_name,
+                            Op::name, args.inputs.size(), args.outputs.size()));
+  const shape in = args.input(0).shape();
+  const shape_result expected = op.infer_shapes(std::span<const shape>(&in, 1));
+  if (!expected.ok())
+    throw error(fmt::format("node {}: {} (input shape {})", args.node_name,
+                            expected.error == nullptr ? "" : expected.error, to_string(in)));
+  if (!(expected.shapes[0] == args.output().shape()))
+    throw error(fmt::format("node {}: the result buffer has shape {} but {} of {} gives {}", args.node_name,
+                            to_string(args.output().shape()), Op::name, to_string(in), to_string(expected.shapes[0])));
+}
+
+// The planes and window axes of a max or avg pool over the last `spatial` (1 or 2) dimensions.
+template <class Op>
+inline planes window_planes(const Op& op, const kernel_args& args, int spatial) {
+  pooling_detail::check_shapes(op, args);
+  const shape& in = args.input(0).shape();
+  const shape& out = args.output().shape();
+  const dims& stride = op.stride.empty() ? op.kernel_size : op.stride;
+  planes p;
+  axis* axes[2] = {&p.h, &p.w};
+  for (int i = 0; i < spatial; ++i) {
+    axis& a = *axes[2 - spatial + i];
+    const int d = in.size() - spatial + i;
+    a.in = in[d];
+    a.out = out[d];
+    a.kernel = shape_rules::per_dim(op.kernel_size, i);
+    a.stride = shape_rules::per_dim(stride, i);
+    a.padding = shape_rules::per_dim(op.padding, i);
+    if constexpr (requires { op.dilation; }) a.dilation = shape_rules::per_dim(op.dilation, i);
+  }
+  const std::int64_t plane_size = p.h.in * p.w.in;
+  // PyTorch refuses empty spatial dimensions; the shape rule lets one through when padding alone
+  // fills a window.
+  if (plane_size == 0 && args.output().size() != 0)
+    throw error(fmt::format("node {}: {} needs non-empty spatial dimensions, but the input has shape {}",
+                            args.node_name, Op::name, to_string(in)));
+  p.count = plane_size == 0 ? 0 : static_cast<std::int64_t>(args.input(0).size()) / plane_size;
+  return p;
+}
+
+// The NaN-propagating maximum of PyTorch's pooling kernels: a NaN tap wins. Written without
+// branches (`|`, v != v) so that it compiles to a compare and a blend.
+inline float max_or_nan(float best, float v) noexcept { return ((v > best) | (v != v)) ? v : best; }
+
+// Maximum over each window; padding and taps past the end count as -inf. Output columns whose
+// window lies inside the input along W run tap by tap across the whole row (a loop over output
+// columns the compiler vectorises); the few border columns clip their taps one by one.
+inline void max_pool(const planes& p, const float* x, float* y) {
+  std::int64_t ow_first = 0;
+  std::int64_t ow_last = 0;
+  p.w.interior(ow_first, ow_last);
+  for (std::int64_t c = 0; c < p.count; ++c) {
+    const float* plane = x + c * p.h.in * p.w.in;
+    for (std::int64_t oh = 0; oh < p.h.out; ++oh, y += p.w.out) {
+      std::int64_t kh_first = 0;
+      std::int64_t kh_last = 0;
+      p.h.taps(oh, kh_first, kh_last);
+      const std::int64_t h0 = p.h.start(oh);
+      const auto border_column = [&](std::int64_t ow) {
+        std::int64_t kw_first = 0;
+        std::int64_t kw_last = 0;
+        p.w.taps(ow, kw_first, kw_last);
+        const std::int64_t w0 = p.w.start(ow);
+        float best = -std::numeric_limits<float>::infinity();
+        for (std::int64_t kh = kh_first; kh < kh_last; ++kh) {
+          const float* row = plane + (h0 + kh * p.h.dilation) * p.w.in;
+          for (std::int64_t kw = kw_first; kw < kw_last; ++kw) best = max_or_nan(best, row[w0 + kw * p.w.dilation]);
+        }
+        y[ow] = best;
+      };
+      for (std::int64_t ow = 0; ow < ow_first; ++ow) border_column(ow);
+      for (std::int64_t ow = ow_last; ow < p.w.out; ++ow) border_column(ow);
+
+      float* out = y + ow_first;
+      const std::int64_t columns = ow_last - ow_first;
+      if (columns == 0) continue;
+      // Pointers are formed only to taps inside the plane (rows kh_first.. and columns from the
+      // first interior window's start, which is >= 0).
+      const auto row_at = [&](std::int64_t kh) {
+        return plane + (h0 + kh * p.h.dilation) * p.w.in + p.w.start(ow_first);
+      };
+      // 2-wide windows at stride 2 (LeNet's and VGG's pools): both taps of a row in one pass,
+      // and a 2×2 window in a single pass over the output row.
+      const bool pairs = p.w.kernel == 2 && p.w.stride == 2 && p.w.dilation == 1;
+      if (pairs && kh_last - kh_first == 2) {
+        const float* top = row_at(kh_first);
+        const float* bottom = row_at(kh_first + 1);
+        for (std::int64_t j = 0; j < columns; ++j)
+          out[j] = max_or_nan(max_or_nan(max_or_nan(top[2 * j], top[2 * j + 1]), bottom[2 * j]), bottom[2 * j + 1]);
+        continue;
+      }
+      // Otherwise tap by tap across the row, vectorised over the output columns.
+      std::fill(out, out + columns, -std::numeric_limits<float>::infinity());
+      for (std::int64_t kh = kh_first; kh < kh_last; ++kh) {
+        const float* row = row_at(kh);
+        if (pairs) {
+          for (std::int64_t j = 0; j < columns; ++j)
+            out[j] = max_or_nan(max_or_nan(out[j], row[2 * j]), row[2 * j + 1]);
+          continue;
+        }
+        for (std::int64_t kw = 0; kw < p.w.kernel; ++kw) {
+          const float* tap = row + kw * p.w.dilation;
+          const std::int64_t stride = p.w.stride;
+          if (stride == 1)
+            for (std::int64_t j = 0; j < columns; ++j) out[j] = max_or_nan(out[j], tap[j]);
+          else
+            for (std::int64_t j = 0; j < columns; ++j) out[j] = max_or_nan(out[j], tap[j * stride]);
+        }
+      }
+    }
+  }
+}
+
+// PyTorch's avg_pool2d: the window is clipped to the padded input for count_include_pad's
+// divisor, then to the input for the sum; divisor_override (> 0) replaces the divisor. Each sum
+// adds its taps in PyTorch's order (row by row, left to right); interior columns do so for the
+// whole row at once, tap by tap, which keeps that order per output.
+inline void avg_pool(const planes& p, bool count_include_pad, std::int64_t divisor_override, const float* x, float* y) {
+  std::int64_t ow_first = 0;
+  std::int64_t ow_last = 0;
+  p.w.interior(ow_first, ow_last);
+  for (std::int64_t c = 0; c < p.count; ++c) {
+    const float* plane = x + c * p.h.in * p.w.in;
+    for (std::int64_t oh = 0; oh < p.h.out; ++oh, y += p.w.out) {
+      std::int64_t h0 = p.h.start(oh);
+      std::int64_t h1 = std::min(h0 + p.h.kernel, p.h.in + p.h.padding);
+      const std::int64_t padded_h = h1 - h0;
+      h0 = std::max<std::int64_t>(h0, 0);
+      h1 = std::min(h1, p.h.in);
+      const auto divisor = [&](std::int64_t padded_w, std::int64_t inside_w) {
+        return static_cast<float>(divisor_override > 0 ? divisor_override
+                                  : count_include_pad  ? padded_h * padded_w
+                                                       : (h1 - h0) * inside_w);
+      };
+      const auto border_column = [&](std::int64_t ow) {
+        std::int64_t w0 = p.w.start(ow);
+        std::int64_t w1 = std::min(w0 + p.w.kernel, p.w.in + p.w.padding);
+        const std::int64_t padded_w = w1 - w0;
+        w0 = std::max<std::int64_t>(w0, 0);
+        w1 = std::min(w1, p.w.in);
+        if (h0 >= h1 || w0 >= w1) {  // a window of padding only (an empty input)
+          y[ow] = 0.0f;
+          return;
+        }
+        float sum = 0.0f;
+        for (std::int64_t ih = h0; ih < h1; ++ih) {
+          const float* row = plane + ih * p.w.in;
+          for (std::int64_t iw = w0; iw < w1; ++iw) sum += row[iw];
+        }
+        y[ow] = sum / divisor(padded_w, w1 - w0);
+      };
+      for (std::int64_t ow = 0; ow < ow_first; ++ow) border_column(ow);
+      for (std::int64_t ow = ow_last; ow < p.w.out; ++ow) border_column(ow);
+
+      float* out = y + ow_first;
+      const std::int64_t columns = ow_last - ow_first;
+      std::fill(out, out + columns, 0.0f);
+      if (columns == 0 || h0 >= h1) continue;
+      for (std::int64_t ih = h0; ih < h1; ++ih) {
+        const float* row = plane + ih * p.w.in + p.w.start(ow_first);
+        for (std::int64_t kw = 0; kw < p.w.kernel; ++kw) {
+          const float* tap = row + kw;
+          const std::int64_t stride = p.w.stride;
+          if (stride == 1)
+            for (std::int64_t j = 0; j < columns; ++j) out[j] += tap[j];
+          else
+            for (std::int64_t j = 0; j < columns; ++j) out[j] += tap[j * stride];
+        }
+      }
+      const float interior_divisor = divisor(p.w.kernel, p.w.kernel);
+      for (std::int64_t j = 0; j < columns; ++j) out[j] /= interior_divisor;
+    }
+  }
+}
+
+// PyTorch's adaptive average pool: bin i of `out` over `in` is [floor(i·in/out), ceil((i+1)·in/out)).
+inline std::int64_t bin_start(std::int64_t i, std::int64_t out, std::int64_t in) { return i * in / out; }
+inline std::int64_t bin_end(std::int64_t i, std::int64_t out, std::int64_t in) {
+  return ((i + 1) * in + out - 1) / out;
+}
+
+inline void adaptive_avg_pool(std::int64_t count, std::int64_t in_h, std::int64_t in_w, std::int64_t out_h,
+                              std::int64_t out_w, const float* x, float* y) {
+  const std::int64_t plane_size = in_h * in_w;
+  if (out_h == 1 && out_w == 1) {
+    // PyTorch computes a 1×1 result as x.mean((-1, -2)): one sum over the plane, one division.
+    for (std::int64_t c = 0; c < count; ++c)
+      y[c] = Eigen::Map<const Eigen::ArrayXf>(x + c * plane_size, plane_size).sum() / static_cast<float>(plane_size);
+    return;
+  }
+  for (std::int64_t c = 0; c < count; ++c) {
+    const float* plane = x + c * plane_size;
+    for (std::int64_t oh = 0; oh < out_h; ++oh) {
+      const std::int64_t h0 = bin_start(oh, out_h, in_h);
+      const std::int64_t h1 = bin_end(oh, out_h, in_h);
+      for (std::int64_t ow = 0; ow < out_w; ++ow) {
+        const std::int64_t w0 = bin_start(ow, out_w, in_w);
+        const std::int64_t w1 = bin_end(ow, out_w, in_w);
+        float sum = 0.0f;
+        for (std::int64_t ih = h0; ih < h1; ++ih) {
+          const float* row = plane + ih * in_w;
+          for (std::int64_t iw = w0; iw < w1; ++iw) sum += row[iw];
+        }
+        // PyTorch divides by the bin's height, then by its width.
+        *y++ = sum / static_cast<float>(h1 - h0) / static_cast<float>(w1 - w0);
+      }
+    }
+  }
+}
+
+template <class Op>
+inline void adaptive_avg_pool(const Op& op, const kernel_args& args, int spatial) {
+  pooling_detail::check_shapes(op, args);
+  const tensor& x = args.input(0);
+  const shape& in = x.shape();
+  const std::int64_t in_w = in[in.size() - 1];
+  const std::int64_t in_h = spatial == 2 ? in[in.size() - 2] : 1;
+  const std::int64_t out_w = shape_rules::per_dim(op.output_size, spatial - 1);
+  const std::int64_t out_h = spatial == 2 ? shape_rules::per_dim(op.output_size, 0) : 1;
+  // The shape rule makes every dimension but the batch non-empty, so in_h·in_w > 0.
+  const std::int64_t count = static_cast<std::int64_t>(x.size()) / (in_h * in_w);
+  adaptive_avg_pool(count, in_h, in_w, out_h, out_w, x.data(), args.output().data());
+}
+
+}  // namespace pooling_detail
+
+// torch.nn.MaxPool1d / MaxPool2d (kernel, stride = kernel when empty, -inf padding, dilation,
+// ceil_mode through the shape rule's output size).
+inline void float_kernel(const op::max_pool1d& op, const kernel_args& args) {
+  const pooling_detail::planes p = pooling_detail::window_planes(op, args, 1);
+  pooling_detail::max_pool(p, args.input(0).data(), args.output().data());
+}
+inline void float_kernel(const op::max_pool2d& op, const kernel_args& args) {
+  const pooling_detail::planes p = pooling_detail::window_planes(op, args, 2);
+  pooling_detail::max_pool(p, args.input(0).data(), args.output().data());
+}
+
+// torch.nn.AvgPool1d / AvgPool2d (count_include_pad, ceil_mode; divisor_override for 2-d).
+inline void float_kernel(const op::avg_pool1d& op, const kernel_args& args) {
+  const pooling_detail::planes p = pooling_detail::window_planes(op, args, 1);
+  pooling_detail::avg_pool(p, op.count_include_pad, 0, args.input(0).data(), args.output().data());
+}
+inline void float_kernel(const op::avg_pool2d& op, const kernel_args& args) {
+  const pooling_detail::planes p = pooling_detail::window_planes(op, args, 2);
+  pooling_detail::avg_pool(p, op.count_include_pad, op.divisor_override, args.input(0).data(), args.output().data());
+}
+
+// torch.nn.AdaptiveAvgPool1d / AdaptiveAvgPool2d.
+inline void float_kernel(const op::adaptive_avg_pool1d& op, const kernel_args& args) {
+  pooling_detail::adaptive_avg_pool(op, args, 1);
+}
+inline void float_kernel(const op::adaptive_avg_pool2d& op, const kernel_args& args) {
+  pooling_detail::adaptive_avg_pool(op, args, 2);
+}
+
+}  // namespace mase::eval

@@ -1,0 +1,296 @@
+#pragma once
+// What quantization did to a graph:
+//
+// - summarize_quantization: MASE's summarize_quantization_analysis_pass
+//   (../shared/spec/mase-reference.md §2.2). A table with one row per node (name, mase_type,
+//   mase_op, original type, quantized type, changed) and a histogram per mase_op (total, changed,
+//   unchanged). mase does not swap modules as MASE does, so a node's "type" is its number formats:
+//   "float32" when every tensor entry holds the same format, else each entry with its format
+//   ("data_in_0=fixed<8,3> weight=fixed<8,3> data_out_0=fixed<20,6>"). Changed = some entry's
+//   format differs. The histogram lists ops in order of first appearance.
+//     quantized | summarize_quantization(original)                  // to std::cout
+//     quantized | summarize_quantization(original).to(stream)
+//     quantized | summarize_quantization(original).to_csv("dir")    // quantize_table.csv, quantize_histogram.csv
+//     summarize_quantization(original, quantized).text()           // as a value
+// - calculate_avg_bits: MASE's calculate_avg_bits_mg_analysis_pass (§2.1): over linear, conv1d and
+//   conv2d nodes, the average bits per value of data_in_0 and of the weight, weighted by element
+//   count. A value's bits are bits_per_value(format) (quant/quantize.hpp): the element width, plus
+//   a block format's shared exponent (or bias, or scale) spread over its nominal block size. MASE
+//   adds up the whole precision list instead (fixed [8, 3] counts 11 bits); mase counts 8.
+
+#include <mase/core/error.hpp>
+#include <mase/core/temp_file.hpp>
+#include <mase/ir/graph.hpp>
+#include <mase/ir/metadata.hpp>
+#include <mase/pass/pipeline.hpp>
+#include <mase/pass/report_tables.hpp>
+#include <mase/quant/quantize.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <iostream>
+#include <limits>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace mase {
+
+// ---------------------------------------------------------------------------------------------
+// Snapshots of a graph's formats (what the summary compares).
+
+// One node's tensor entries (args, then results) and their formats.
+struct node_formats {
+  std::string name{};
+  node_kind mase_type = node_kind::placeholder;
+  std::string mase_op{};
+  std::vector<std::pair<std::string, format>> entries{};
+
+  friend bool operator==(const node_formats&, const node_formats&) = default;
+};
+
+inline node_formats formats_of(const node& n) {
+  node_formats f{.name = n.name, .mase_type = n.kind(), .mase_op = detail::mase_op_of(n), .entries = {}};
+  for (const auto& [name, arg] : n.meta.common.args)
+    if (const tensor_meta* t = std::get_if<tensor_meta>(&arg)) f.entries.emplace_back(name, t->precision);
+  for (const auto& [name, result] : n.meta.common.results) f.entries.emplace_back(name, result.precision);
+  return f;
+}
+
+// Every node's formats, in topological order.
+inline std::vector<node_formats> formats_of(const graph& g) {
+  std::vector<node_formats> out;
+  out.reserve(g.size());
+  for (node_id id : g.order()) out.push_back(formats_of(g[id]));
+  return out;
+}
+
+// The "type" column: the one format all entries share, or every entry with its format.
+inline std::string quantization_type(const node_formats& n) {
+  if (n.entries.empty()) return "-";
+  const bool uniform = std::all_of(n.entries.begin(), n.entries.end(),
+                                   [&](const auto& e) { return e.second == n.entries.front().second; });
+  if (uniform) return to_string(n.entries.front().second);
+  std::string text;
+  for (const auto& [name, f] : n.entries) text += fmt::format("{}{}={}", text.empty() ? "" : " ", name, to_string(f));
+  return text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// summarize_quantization
+
+struct quantization_row {
+  std::string name{};
+  node_kind mase_type = node_kind::placeholder;
+  std::string mase_op{};
+  std::string original_type{};
+  std::string quantized_type{};
+  bool changed = false;
+  friend bool operator==(const quantization_row&, const quantization_row&) = default;
+};
+
+struct quantization_histogram_row {
+  std::string mase_op{};
+  std::size_t total = 0;
+  std::size_t changed = 0;
+  std::size_t unchanged = 0;
+  friend bool operator==(const quantization_histogram_row&, const quantization_histogram_row&) = default;
+};
+
+namespace detail {
+// RFC 4180: quote a field holding a comma, a quote or a line break; double inner quotes.
+inline std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + '"';
+}
+inline std::string_view python_bool(bool b) { return b ? "True" : "False"; }
+}  // namespace detail
+
+struct quantization_summary {
+  std::vector<quantization_row> rows{};                 // topological order
+  std::vector<quantization_histogram_row> histogram{};  // ops in order of first appearance
+
+  const quantization_row& at(std::string_view name) const {
+    const auto it = std::find_if(rows.begin(), rows.end(), [&](const quantization_row& r) { return r.name == name; });
+    if (it == rows.end()) throw error(fmt::format("quantization summary: no node named {}", name));
+    return *it;
+  }
+  std::size_t changed_count() const {
+    return static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.changed; }));
+  }
+
+  void write(std::ostream& os) const {
+    detail::text_table table({"Node name", "MASE type", "MASE op", "Original type", "Quantized type", "Changed"});
+    for (const quantization_row& r : rows)
+      table.add_row({r.name, std::string(to_string(r.mase_type)), r.mase_op, r.original_type, r.quantized_type,
+                     std::string(detail::python_bool(r.changed))});
+    os << fmt::format("Quantized graph: {} node{}, {} changed\n", rows.size(), rows.size() == 1 ? "" : "s",
+                      changed_count());
+    table.write(os);
+    detail::text_table ops({"MASE op", "Total", "Changed", "Unchanged"});
+    for (const quantization_histogram_row& h : histogram)
+      ops.add_row(
+          {h.mase_op, fmt::format("{}", h.total), fmt::format("{}", h.changed), fmt::format("{}", h.unchanged)});
+    os << "\nNodes per op\n";
+    ops.write(os);
+  }
+  std::string text() const {
+    std::ostringstream os;
+    write(os);
+    return std::move(os).str();
+  }
+
+  // MASE's quantize_table.csv columns (with pandas' index column; a node keeps its name, so
+  // "Ori name" and "New name" agree).
+  std::string table_csv() const {
+    std::string csv = ",Ori name,New name,MASE_TYPE,Mase_OP,Original type,Quantized type,Changed\n";
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const quantization_row& r = rows[i];
+      csv += fmt::format("{},{},{},{},{},{},{},{}\n", i, detail::csv_field(r.name), detail::csv_field(r.name),
+                         to_string(r.mase_type), detail::csv_field(r.mase_op), detail::csv_field(r.original_type),
+                         detail::csv_field(r.quantized_type), detail::python_bool(r.changed));
+    }
+    return csv;
+  }
+  // Grouped by mase_op (MASE groups by module class, which formats do not change here).
+  std::string histogram_csv() const {
+    std::string csv = "OP,Total,Changed,Unchanged\n";
+    for (const quantization_histogram_row& h : histogram)
+      csv += fmt::format("{},{},{},{}\n", detail::csv_field(h.mase_op), h.total, h.changed, h.unchanged);
+    return csv;
+  }
+  // Writes save_dir/quantize_table.csv and save_dir/quantize_histogram.csv (atomically),
+  // creating the folder if needed.
+  void write_csv(const std::filesystem::path& save_dir) const {
+    std::error_code ec;
+    std::filesystem::create_directories(save_dir, ec);
+    if (ec)
+      throw error(fmt::format("summarize_quantization: cannot create folder {}: {}", save_dir.string(), ec.message()));
+    write_file_atomically(save_dir / "quantize_table.csv", table_csv());
+    write_file_atomically(save_dir / "quantize_histogram.csv", histogram_csv());
+  }
+
+  friend bool operator==(const quantization_summary&, const quantization_summary&) = default;
+};
+
+// Compares the formats of `original` (a snapshot taken before quantizing) with `quantized`'s,
+// node by node by name. Every node of the quantized graph must be in the original.
+inline quantization_summary summarize_quantization(const std::vector<node_formats>& original, const graph& quantized) {
+  std::unordered_map<std::string_view, const node_formats*> before;
+  for (const node_formats& n : original) before.emplace(n.name, &n);
+  quantization_summary s;
+  for (node_id id : quantized.order()) {
+    const node_formats now = formats_of(quantized[id]);
+    const auto it = before.find(now.name);
+    if (it == before.end())
+      throw error(fmt::format("summarize_quantization: node {} of the quantized graph is not in the original graph; "
+                              "pass the graph that quantize ran on as the original",
+                              now.name));
+    const node_formats& was = *it->second;
+    const bool changed = was.entries != now.entries;
+    s.rows.push_back({.name = now.name,
+                      .mase_type = now.mase_type,
+                      .mase_op = now.mase_op,
+                      .original_type = quantization_type(was),
+                      .quantized_type = quantization_type(now),
+                      .changed = changed});
+    auto h =
+        std::find_if(s.histogram.begin(), s.histogram.end(), [&](const auto& e) { return e.mase_op == now.mase_op; });
+    if (h == s.histogram.end()) {
+      s.histogram.push_back(quantization_histogram_row{.mase_op = now.mase_op});
+      h = s.histogram.end() - 1;
+    }
+    ++h->total;
+    ++(changed ? h->changed : h->unchanged);
+  }
+  return s;
+}
+
+inline quantization_summary summarize_quantization(const graph& original, const graph& quantized) {
+  return summarize_quantization(formats_of(original), quantized);
+}
+
+// The pass: holds a snapshot of the original graph's formats (not the graph), so it may outlive it.
+struct summarize_quantization_pass {
+  using needs = facts<fact::quantized>;
+  using provides = facts<>;
+
+  std::vector<node_formats> original{};
+  std::ostream* stream = nullptr;    // std::cout unless chosen
+  std::filesystem::path save_dir{};  // when set: CSV files instead of text
+
+  quantization_summary run(const graph& g) const {
+    quantization_summary s = summarize_quantization(original, g);
+    if (!save_dir.empty()) s.write_csv(save_dir);
+    else s.write(stream != nullptr ? *stream : std::cout);
+    return s;
+  }
+  summarize_quantization_pass to(std::ostream& os) const { return {original, &os, {}}; }
+  summarize_quantization_pass to_csv(std::filesystem::path dir) const { return {original, nullptr, std::move(dir)}; }
+};
+
+inline summarize_quantization_pass summarize_quantization(const graph& original) {
+  return {formats_of(original), nullptr, {}};
+}
+
+// ---------------------------------------------------------------------------------------------
+// calculate_avg_bits
+
+struct avg_bits {
+  // NaN when the graph has no linear / conv1d / conv2d node (MASE divides by zero there).
+  double data_avg_bit = std::numeric_limits<double>::quiet_NaN();
+  double w_avg_bit = std::numeric_limits<double>::quiet_NaN();
+  std::int64_t data_values = 0;    // elements of every data_in_0 counted
+  std::int64_t weight_values = 0;  // elements of every weight counted
+};
+
+struct calculate_avg_bits_pass {
+  using needs = facts<fact::common_metadata>;
+  using provides = facts<>;
+
+  avg_bits run(const graph& g) const {
+    double data_bits = 0, weight_bits = 0;
+    avg_bits out;
+    for (node_id id : g.order()) {
+      const node& n = g[id];
+      const std::string& op = n.meta.common.mase_op;
+      if (op != "linear" && op != "conv1d" && op != "conv2d") continue;
+      const auto tensor_entry = [&](std::string_view entry) -> const tensor_meta& {
+        const auto it = n.meta.common.args.find(entry);
+        const tensor_meta* t = it == n.meta.common.args.end() ? nullptr : std::get_if<tensor_meta>(&it->second);
+        if (t == nullptr)
+          throw error(fmt::format("calculate_avg_bits: node {} ({}) has no tensor entry {} in its common metadata; run "
+                                  "add_common_metadata first",
+                                  n.name, op, entry));
+        return *t;
+      };
+      const tensor_meta& x = tensor_entry("data_in_0");
+      const tensor_meta& w = tensor_entry("weight");
+      data_bits += bits_per_value(x.precision) * static_cast<double>(x.shape.numel());
+      weight_bits += bits_per_value(w.precision) * static_cast<double>(w.shape.numel());
+      out.data_values += x.shape.numel();
+      out.weight_values += w.shape.numel();
+    }
+    if (out.data_values > 0) out.data_avg_bit = data_bits / static_cast<double>(out.data_values);
+    if (out.weight_values > 0) out.w_avg_bit = weight_bits / static_cast<double>(out.weight_values);
+    return out;
+  }
+  avg_bits operator()(const graph& g) const { return run(g); }
+};
+
+inline constexpr calculate_avg_bits_pass calculate_avg_bits{};
+
+}  // namespace mase

@@ -1,0 +1,485 @@
+// The quantize pass: which node gets which config, the formats it writes into common metadata
+// (operands, results, the accumulator widths computed by hand), how formats flow through nodes
+// nobody quantized, and every error naming what is wrong.
+
+#include <mase/ir/builder.hpp>
+#include <mase/pass/add_common_metadata.hpp>
+#include <mase/pass/init_metadata.hpp>
+#include <mase/pass/quantize.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <type_traits>
+
+using namespace mase;
+
+namespace {
+
+// x [2,3,8,8] → conv1 (3→4, 3×3, pad 1) → relu1 → pool (2×2) → flat → fc (64→10) → output
+graph conv_model() {
+  builder b;
+  auto x = b.input("x", {2, 3, 8, 8});
+  auto c = b.add("conv1",
+                 op::conv2d{.in_channels = 3, .out_channels = 4, .kernel_size = {3}, .stride = {1}, .padding = {1}},
+                 x);
+  auto r = b.add("relu1", op::relu{}, c);
+  auto p = b.add("pool", op::max_pool2d{.kernel_size = {2}, .stride = {2}}, r);
+  auto f = b.add("flat", op::flatten{.start_dim = 1}, p);
+  auto y = b.add("fc", op::linear{.in_features = 64, .out_features = 10}, f);
+  return b.output(y);
+}
+
+auto with_metadata(graph g) { return std::move(g) | init_metadata | add_common_metadata; }
+
+const format& arg_format(const graph& g, std::string_view node_name, std::string_view entry) {
+  return std::get<tensor_meta>(g.at(node_name).meta.common.args.at(entry)).precision;
+}
+const format& result_format(const graph& g, std::string_view node_name, std::size_t i = 0) {
+  return g.at(node_name).meta.common.results.at(data_out_name(i)).precision;
+}
+
+quant_config integer_keys(std::int64_t width, std::int64_t frac) {
+  return {{"name", std::string("integer")},  {"data_in_width", width}, {"data_in_frac_width", frac},
+          {"weight_width", width},           {"weight_frac_width", frac}, {"bias_width", width},
+          {"bias_frac_width", frac}};
+}
+
+constexpr fixed_fmt fx(int width, int frac) { return {.width = width, .frac = frac}; }
+const format f32 = formats::float32;
+
+std::string message_of(const auto& run) {
+  try {
+    run();
+  } catch (const error& e) {
+    return e.what();
+  }
+  FAIL("no mase::error was thrown");
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("quantize by type: operands from the config, results lossless, formats flow through data movement") {
+  const auto g = with_metadata(conv_model()) |
+                  quantize({.by = quantize_by::type, .default_config = integer_keys(8, 3), .entries = {}});
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(g)>,
+                               graph_with<fact::metadata_initialised, fact::common_metadata, fact::quantized>>);
+
+  // conv1: K = in_channels · 3 · 3 = 27, ceil(log2 27) = 5; 8 + 8 + 5 + 1 (bias) = 22 bits, 3 + 3 = 6 fraction bits.
+  CHECK(arg_format(g, "conv1", "data_in_0") == format(fx(8, 3)));
+  CHECK(arg_format(g, "conv1", "weight") == format(fx(8, 3)));
+  CHECK(arg_format(g, "conv1", "bias") == format(fx(8, 3)));
+  CHECK(result_format(g, "conv1") == format(fx(22, 6)));
+  // relu is quantized too: its input takes the config's format and its result keeps it.
+  CHECK(arg_format(g, "relu1", "data_in_0") == format(fx(8, 3)));
+  CHECK(result_format(g, "relu1") == format(fx(8, 3)));
+  // max pool and flatten are not quantizable: they read relu1's format and pass it on.
+  CHECK(arg_format(g, "pool", "data_in_0") == format(fx(8, 3)));
+  CHECK(result_format(g, "pool") == format(fx(8, 3)));
+  CHECK(arg_format(g, "flat", "data_in_0") == format(fx(8, 3)));
+  CHECK(result_format(g, "flat") == format(fx(8, 3)));
+  // fc: K = 64, ceil(log2 64) = 6; 8 + 8 + 6 + 1 = 23 bits.
+  CHECK(arg_format(g, "fc", "data_in_0") == format(fx(8, 3)));
+  CHECK(result_format(g, "fc") == format(fx(23, 6)));
+  // the graph's input stays float; the output node carries fc's format
+  CHECK(result_format(g, "x") == f32);
+  CHECK(arg_format(g, "output", "data_in_0") == format(fx(23, 6)));
+  CHECK(result_format(g, "output") == format(fx(23, 6)));
+  CHECK(g.at("conv1").meta.common.results.at("data_out_0").type() == "fixed");
+}
+
+TEST_CASE("quantize reports what it did per node") {
+  const auto result = run(with_metadata(conv_model()),
+                          quantize({.by = quantize_by::type, .default_config = integer_keys(8, 3), .entries = {}}));
+  const quantize_info& info = std::get<0>(result.info);
+  CHECK(info.nodes.size() == 7);
+  CHECK(info.at("conv1").outcome == quantize_outcome::quantized);
+  CHECK(info.at("conv1").config_entry == "default");
+  CHECK(info.at("relu1").outcome == quantize_outcome::quantized);
+  CHECK(info.at("pool").outcome == quantize_outcome::not_quantizable);
+  CHECK(info.at("x").outcome == quantize_outcome::not_quantizable);
+  CHECK(info.count(quantize_outcome::quantized) == 3);
+  const auto& changes = info.at("conv1").changes;
+  REQUIRE(changes.size() == 4);
+  CHECK(changes[0] == precision_change{"data_in_0", f32, fx(8, 3)});
+  CHECK(changes[3] == precision_change{"data_out_0", f32, fx(22, 6)});
+  // formats that flowed in count as changes too
+  REQUIRE(info.at("flat").changes.size() == 2);
+  CHECK(info.at("flat").changes[1] == precision_change{"data_out_0", f32, fx(8, 3)});
+  CHECK(info.at("x").changes.empty());
+}
+
+TEST_CASE("quantize: a node with no config is left alone and reads its producer's format") {
+  // Only linear is configured, and there is no default.
+  const graph g =
+      with_metadata(conv_model()) |
+      quantize({.by = quantize_by::type, .default_config = {}, .entries = {{"linear", integer_keys(4, 2)}}});
+  CHECK(result_format(g, "conv1") == f32);
+  CHECK(arg_format(g, "conv1", "weight") == f32);
+  CHECK(arg_format(g, "fc", "data_in_0") == format(fx(4, 2)));
+  CHECK(arg_format(g, "fc", "weight") == format(fx(4, 2)));
+  // K = 64: 4 + 4 + 6 + 1 = 15 bits, 4 fraction bits
+  CHECK(result_format(g, "fc") == format(fx(15, 4)));
+}
+
+TEST_CASE("quantize: bypass leaves a node alone, and relu still passes its input's format on") {
+  const auto result = run(with_metadata(conv_model()), quantize({.by = quantize_by::type,
+                                                                 .default_config = integer_keys(8, 3),
+                                                                 .entries = {{"relu", bypass{}}}}));
+  const graph& g = result.graph;
+  CHECK(result.get<quantize_info>().at("relu1").outcome == quantize_outcome::bypassed);
+  CHECK(result.get<quantize_info>().at("relu1").config_entry == "relu");
+  CHECK(arg_format(g, "relu1", "data_in_0") == format(fx(22, 6)));  // conv1's result
+  CHECK(result_format(g, "relu1") == format(fx(22, 6)));
+  CHECK(result_format(g, "flat") == format(fx(22, 6)));
+  CHECK(arg_format(g, "fc", "data_in_0") == format(fx(8, 3)));  // fc casts to its own format
+
+  // MASE's other spellings of "leave it alone": bypass = true, name = "NA", no name.
+  for (const quant_config& c :
+       {quant_config{{"bypass", true}}, quant_config{{"name", std::string("NA")}}, quant_config{}}) {
+    const graph h = with_metadata(conv_model()) |
+                    quantize({.by = quantize_by::type, .default_config = integer_keys(8, 3), .entries = {{"relu", c}}});
+    CHECK(arg_format(h, "relu1", "data_in_0") == format(fx(22, 6)));
+  }
+}
+
+TEST_CASE("quantize: data_out keys give the results' format; floor = true selects floor rounding") {
+  quant_config c = integer_keys(8, 3);
+  c["name"] = std::string("fixed");
+  c["data_out_width"] = std::int64_t{10};
+  c["data_out_frac_width"] = std::int64_t{4};
+  c["floor"] = true;
+  const graph g = with_metadata(conv_model()) | quantize({.by = quantize_by::type, .default_config = c, .entries = {}});
+  const fixed_fmt floor8{.width = 8, .frac = 3, .round = rounding::floor};
+  const fixed_fmt floor10{.width = 10, .frac = 4, .round = rounding::floor};
+  CHECK(arg_format(g, "conv1", "data_in_0") == format(floor8));
+  CHECK(arg_format(g, "conv1", "bias") == format(floor8));
+  CHECK(result_format(g, "conv1") == format(floor10));
+  CHECK(result_format(g, "relu1") == format(floor10));
+  CHECK(result_format(g, "flat") == format(floor10));
+
+  // Without data_out keys the derived result keeps the config's rounding.
+  c.erase("data_out_width");
+  c.erase("data_out_frac_width");
+  const graph h = with_metadata(conv_model()) | quantize({.by = quantize_by::type, .default_config = c, .entries = {}});
+  CHECK(result_format(h, "conv1") == format(fixed_fmt{.width = 22, .frac = 6, .round = rounding::floor}));
+}
+
+TEST_CASE("quant_config spells MASE's keys with plain literals") {
+  const quant_config c{{"name", "integer"},    {"data_in_width", 8}, {"data_in_frac_width", 3}, {"weight_width", 8},
+                       {"weight_frac_width", 3}, {"bias_width", 8},    {"bias_frac_width", 3}};
+  CHECK(c == integer_keys(8, 3));
+  static_assert(std::is_same_v<quantize_pass::invalidates, facts<fact::hardware_metadata>>);
+}
+
+TEST_CASE("quantize: formats given per operand") {
+  const graph a = with_metadata(conv_model()) |
+                  quantize({.by = quantize_by::type, .default_config = operand_formats::all(fx(8, 3)), .entries = {}});
+  const graph b = with_metadata(conv_model()) |
+                  quantize({.by = quantize_by::type, .default_config = integer_keys(8, 3), .entries = {}});
+  CHECK(a == b);
+
+  const graph g = with_metadata(conv_model()) |
+                  quantize({.by = quantize_by::type,
+                            .default_config = {},
+                            .entries = {{"linear", operand_formats{.data_in = fx(6, 2),
+                                                                   .weight = formats::e4m3,
+                                                                   .bias = fx(16, 8),
+                                                                   .data_out = std::nullopt}}}});
+  CHECK(arg_format(g, "fc", "data_in_0") == format(fx(6, 2)));
+  CHECK(arg_format(g, "fc", "weight") == format(formats::e4m3));
+  CHECK(arg_format(g, "fc", "bias") == format(fx(16, 8)));
+  CHECK(result_format(g, "fc") == f32);  // a minifloat weight: no fixed-point accumulator to derive
+}
+
+TEST_CASE("quantize: lossless results of matmul, bmm, add, sub and mul") {
+  builder b;
+  auto x = b.input("x", {2, 3, 5});
+  auto y = b.input("y", {2, 5, 4});
+  auto mm = b.add("mm", op::matmul{}, x, y);
+  auto bm = b.add("bm", op::bmm{}, x, y);
+  auto s = b.add("s", op::add{}, mm, bm);
+  auto d = b.add("d", op::sub{}, mm, bm);
+  auto m = b.add("m", op::mul{}, mm, bm);
+  auto u = b.add("u", op::gelu{}, m);
+  const auto g0 = with_metadata(b.output(s, d, u));
+
+  quant_config c = integer_keys(8, 3);
+  c["weight_width"] = std::int64_t{6};
+  c["weight_frac_width"] = std::int64_t{2};
+  const graph g = g0 | quantize({.by = quantize_by::type, .default_config = c, .entries = {}});
+  // matmul / bmm: data_in_1 takes the weight format; K = 5 → 3 more bits: 8 + 6 + 3 = 17, frac 5.
+  CHECK(arg_format(g, "mm", "data_in_0") == format(fx(8, 3)));
+  CHECK(arg_format(g, "mm", "data_in_1") == format(fx(6, 2)));
+  CHECK(result_format(g, "mm") == format(fx(17, 5)));
+  CHECK(arg_format(g, "bm", "data_in_1") == format(fx(6, 2)));
+  CHECK(result_format(g, "bm") == format(fx(17, 5)));
+  // add / sub: both inputs fixed<8,3>: 5 integer bits + 1 carry + 3 fraction bits.
+  CHECK(arg_format(g, "s", "data_in_0") == format(fx(8, 3)));
+  CHECK(arg_format(g, "s", "data_in_1") == format(fx(8, 3)));
+  CHECK(result_format(g, "s") == format(fx(9, 3)));
+  CHECK(result_format(g, "d") == format(fx(9, 3)));
+  // mul: widths and fractions add.
+  CHECK(result_format(g, "m") == format(fx(16, 6)));
+  // gelu: quantized input, float result.
+  CHECK(arg_format(g, "u", "data_in_0") == format(fx(8, 3)));
+  CHECK(result_format(g, "u") == f32);
+}
+
+TEST_CASE("quantize: the reduction length of grouped convolutions and bias-free layers") {
+  builder b;
+  auto x = b.input("x", {1, 4, 10});
+  auto c =
+      b.add("c", op::conv1d{.in_channels = 4, .out_channels = 4, .kernel_size = {3}, .groups = 2, .bias = false}, x);
+  auto l = b.add("l", op::linear{.in_features = 8, .out_features = 3, .bias = false}, c);
+  const graph g = with_metadata(b.output(l)) |
+                  quantize({.by = quantize_by::type, .default_config = integer_keys(8, 3), .entries = {}});
+  // K = (4 / 2) · 3 = 6 → 3 more bits, no bias bit: 8 + 8 + 3 = 19.
+  CHECK(result_format(g, "c") == format(fx(19, 6)));
+  // K = 8 → 3 more bits: 19.
+  CHECK(result_format(g, "l") == format(fx(19, 6)));
+  CHECK_FALSE(g.at("l").meta.common.args.contains("bias"));
+}
+
+TEST_CASE("quantize: normalisation layers take only the operands MASE quantizes") {
+  builder b;
+  auto x = b.input("x", {2, 4, 3, 3});
+  auto bn = b.add("bn", op::batch_norm2d{.num_features = 4}, x);
+  auto ln = b.add("ln", op::layer_norm{.normalized_shape = {3}}, bn);
+  const graph g = with_metadata(b.output(ln)) |
+                  quantize({.by = quantize_by::type, .default_config = integer_keys(8, 3), .entries = {}});
+  CHECK(arg_format(g, "bn", "data_in_0") == format(fx(8, 3)));
+  CHECK(arg_format(g, "bn", "weight") == format(fx(8, 3)));  // batch_norm2d: optional weight and bias
+  CHECK(arg_format(g, "bn", "bias") == format(fx(8, 3)));
+  CHECK(arg_format(g, "bn", "running_mean") == f32);
+  CHECK(result_format(g, "bn") == f32);
+  CHECK(arg_format(g, "ln", "data_in_0") == format(fx(8, 3)));
+  CHECK(arg_format(g, "ln", "weight") == f32);  // layer_norm: data_in only
+  CHECK(result_format(g, "ln") == f32);
+
+  // batch_norm2d's weight and bias are optional: a data_in-only config quantizes just the input.
+  const graph k = g | init_metadata | add_common_metadata |
+                  quantize({.by = quantize_by::type,
+                            .default_config = {},
+                            .entries = {{"batch_norm2d", operand_formats{.data_in = fx(8, 3)}}}});
+  CHECK(arg_format(k, "bn", "data_in_0") == format(fx(8, 3)));
+  CHECK(arg_format(k, "bn", "weight") == f32);
+}
+
+TEST_CASE("quantize: split, getitem and cat pass formats on") {
+  builder b;
+  auto x = b.input("x", {4, 6});
+  auto fc = b.add("fc", op::linear{.in_features = 6, .out_features = 6, .bias = false}, x);
+  auto parts = b.add("parts", op::split{.split_size = 3, .dim = 1}, fc);
+  auto p0 = b.add("p0", op::getitem{.index = 0}, parts);
+  auto p1 = b.add("p1", op::getitem{.index = -1}, parts);
+  auto r = b.add("r", op::relu{}, p1);
+  auto same = b.add("same", op::cat{.dim = 1}, p0, p1);
+  auto mixed = b.add("mixed", op::cat{.dim = 1}, p0, r);
+  const graph g =
+      with_metadata(b.output(same, mixed)) |
+      quantize({.by = quantize_by::type,
+                .default_config = {},
+                .entries = {{"linear", integer_keys(8, 3)}, {"relu", operand_formats{.data_in = fx(4, 1)}}}});
+  const format acc = fx(19, 6);  // K = 6 → 3 more bits, no bias
+  CHECK(result_format(g, "fc") == acc);
+  CHECK(result_format(g, "parts", 0) == acc);
+  CHECK(result_format(g, "parts", 1) == acc);
+  CHECK(arg_format(g, "p1", "data_in_0") == acc);
+  CHECK(result_format(g, "p0") == acc);
+  CHECK(result_format(g, "p1") == acc);
+  CHECK(result_format(g, "r") == format(fx(4, 1)));
+  CHECK(result_format(g, "same") == acc);     // inputs agree
+  CHECK(arg_format(g, "mixed", "data_in_1") == format(fx(4, 1)));
+  CHECK(result_format(g, "mixed") == f32);    // inputs differ: no single format holds both
+  CHECK(result_format(g, "output", 0) == acc);
+  CHECK(result_format(g, "output", 1) == f32);
+}
+
+TEST_CASE("quantize by name and by regex_name: which entry wins") {
+  builder b;
+  auto x = b.input("x", {2, 4});
+  auto h = b.add("fc_0", op::linear{.in_features = 4, .out_features = 4}, x);
+  h = b.add("relu_0", op::relu{}, h);
+  h = b.add("fc_1", op::linear{.in_features = 4, .out_features = 4}, h);
+  h = b.add("head", op::linear{.in_features = 4, .out_features = 2}, h);
+  const auto g0 = with_metadata(b.output(h));
+
+  const graph by_name = g0 | quantize({.by = quantize_by::name,
+                                       .default_config = integer_keys(8, 4),
+                                       .entries = {{"fc_1", integer_keys(16, 4)}, {"relu_0", bypass{}}}});
+  CHECK(arg_format(by_name, "fc_0", "weight") == format(fx(8, 4)));
+  CHECK(arg_format(by_name, "fc_1", "weight") == format(fx(16, 4)));
+  CHECK(arg_format(by_name, "head", "weight") == format(fx(8, 4)));
+  CHECK(result_format(by_name, "relu_0") == result_format(by_name, "fc_0"));
+
+  // regex_name: the first full match in config order; "fc_.*" comes before "fc_1".
+  const quantize_config broad_first{.by = quantize_by::regex_name,
+                                    .default_config = integer_keys(8, 4),
+                                    .entries = {{"fc_.*", integer_keys(6, 2)}, {"fc_1", integer_keys(12, 6)}}};
+  const graph r1 = g0 | quantize(broad_first);
+  CHECK(arg_format(r1, "fc_0", "weight") == format(fx(6, 2)));
+  CHECK(arg_format(r1, "fc_1", "weight") == format(fx(6, 2)));
+  CHECK(arg_format(r1, "head", "weight") == format(fx(8, 4)));  // no pattern matches "head" fully
+  CHECK(arg_format(r1, "relu_0", "data_in_0") == format(fx(8, 4)));
+  const quantize_config narrow_first{.by = quantize_by::regex_name,
+                                     .default_config = integer_keys(8, 4),
+                                     .entries = {{"fc_1", integer_keys(12, 6)}, {"fc_.*", integer_keys(6, 2)}}};
+  const auto r2 = run(g0, quantize(narrow_first));
+  CHECK(arg_format(r2.graph, "fc_1", "weight") == format(fx(12, 6)));
+  CHECK(arg_format(r2.graph, "fc_0", "weight") == format(fx(6, 2)));
+  CHECK(r2.get<quantize_info>().at("fc_1").config_entry == "fc_1");
+  CHECK(r2.get<quantize_info>().at("fc_0").config_entry == "fc_.*");
+  // "fc" alone is not a full match of "fc_0"
+  const graph r3 =
+      g0 | quantize({.by = quantize_by::regex_name, .default_config = {}, .entries = {{"fc", integer_keys(6, 2)}}});
+  CHECK(arg_format(r3, "fc_0", "weight") == f32);
+  // without entries or a default, every quantizable node is left alone
+  CHECK(std::get<0>(run(g0, quantize({.by = quantize_by::regex_name, .default_config = {}, .entries = {}})).info)
+            .count(quantize_outcome::no_config) == 4);
+}
+
+TEST_CASE("quantize errors name the entry, the key and the fix") {
+  const auto g = with_metadata(conv_model());
+  const auto by_type = [&](quant_config c) {
+    return message_of([&] {
+      (void)(g | quantize({.by = quantize_by::type, .default_config = {}, .entries = {{"linear", c}}}));
+    });
+  };
+
+  SECTION("unknown key") {
+    quant_config c = integer_keys(8, 3);
+    c["data_in_widht"] = std::int64_t{8};
+    const std::string m = by_type(c);
+    CHECK_THAT(m, Catch::Contains("quantize config entry \"linear\""));
+    CHECK_THAT(m, Catch::Contains("unknown key \"data_in_widht\""));
+    CHECK_THAT(m, Catch::Contains("did you mean data_in_width?"));
+  }
+  SECTION("floor belongs to integer and fixed only") {
+    quant_config c{{"name", std::string("minifloat_ieee")}, {"data_in_width", std::int64_t{8}},
+                   {"data_in_exponent_width", std::int64_t{4}}, {"weight_width", std::int64_t{8}},
+                   {"weight_exponent_width", std::int64_t{4}}, {"bias_width", std::int64_t{8}},
+                   {"bias_exponent_width", std::int64_t{4}}, {"floor", true}};
+    CHECK_THAT(by_type(c), Catch::Contains("unknown key \"floor\" for name = \"minifloat_ieee\""));
+  }
+  SECTION("unknown arithmetic") {
+    quant_config c = integer_keys(8, 3);
+    c["name"] = std::string("integr");
+    const std::string m = by_type(c);
+    CHECK_THAT(m, Catch::Contains("unknown arithmetic name = \"integr\""));
+    CHECK_THAT(m, Catch::Contains("did you mean integer?"));
+  }
+  SECTION("missing key of an operand") {
+    quant_config c = integer_keys(8, 3);
+    c.erase("weight_frac_width");
+    const std::string m = by_type(c);
+    CHECK_THAT(m, Catch::Contains("quantize config entry \"linear\""));
+    CHECK_THAT(m, Catch::Contains("missing key \"weight_frac_width\""));
+  }
+  SECTION("missing operand the op needs") {
+    quant_config c{
+        {"name", std::string("integer")}, {"data_in_width", std::int64_t{8}}, {"data_in_frac_width", std::int64_t{3}}};
+    const std::string m =
+        message_of([&] { (void)(g | quantize({.by = quantize_by::type, .default_config = c, .entries = {}})); });
+    CHECK_THAT(m, Catch::Contains("node conv1 (conv2d)"));
+    CHECK_THAT(m, Catch::Contains("quantize config entry \"default\" gives no weight format"));
+    CHECK_THAT(m, Catch::Contains("add weight_width, weight_frac_width"));
+  }
+  SECTION("missing bias format for a layer with a bias") {
+    const std::string m = message_of([&] {
+      (void)(g | quantize({.by = quantize_by::type,
+                           .default_config = {},
+                           .entries = {{"linear", operand_formats{.data_in = fx(8, 3), .weight = fx(8, 3)}}}}));
+    });
+    CHECK_THAT(m, Catch::Contains("node fc (linear)"));
+    CHECK_THAT(m, Catch::Contains("gives no bias format"));
+    CHECK_THAT(m, Catch::Contains("set .bias"));
+  }
+  SECTION("an operand the op does not take") {
+    const std::string m = message_of([&] {
+      (void)(g | quantize({.by = quantize_by::type, .default_config = {}, .entries = {{"relu", integer_keys(8, 3)}}}));
+    });
+    CHECK_THAT(m, Catch::Contains("quantize config entry \"relu\""));
+    CHECK_THAT(m, Catch::Contains("op relu has no weight operand"));
+  }
+  SECTION("unknown op") {
+    const std::string m = message_of([&] {
+      (void)(g |
+             quantize({.by = quantize_by::type, .default_config = {}, .entries = {{"lienar", integer_keys(8, 3)}}}));
+    });
+    CHECK_THAT(m, Catch::Contains("unknown op \"lienar\""));
+    CHECK_THAT(m, Catch::Contains("did you mean linear?"));
+  }
+  SECTION("an op that cannot be quantized") {
+    const std::string m = message_of([&] {
+      (void)(g |
+             quantize({.by = quantize_by::type, .default_config = {}, .entries = {{"softmax", integer_keys(8, 3)}}}));
+    });
+    CHECK_THAT(m, Catch::Contains("op softmax cannot be quantized"));
+    CHECK_THAT(m, Catch::Contains("linear"));
+  }
+  SECTION("a MASE op mase does not have") {
+    const std::string m = message_of([&] {
+      (void)(g | quantize({.by = quantize_by::type,
+                           .default_config = {},
+                           .entries = {{"convtranspose2d", integer_keys(8, 3)}}}));
+    });
+    CHECK_THAT(m, Catch::Contains("mase has no convtranspose2d op"));
+  }
+  SECTION("unknown node name") {
+    const std::string m = message_of([&] {
+      (void)(g | quantize({.by = quantize_by::name, .default_config = {}, .entries = {{"conv2", integer_keys(8, 3)}}}));
+    });
+    CHECK_THAT(m, Catch::Contains("no node named \"conv2\""));
+    CHECK_THAT(m, Catch::Contains("did you mean conv1?"));
+  }
+  SECTION("a named node that cannot be quantized") {
+    const std::string m = message_of([&] {
+      (void)(g | quantize({.by = quantize_by::name, .default_config = {}, .entries = {{"pool", integer_keys(8, 3)}}}));
+    });
+    CHECK_THAT(m, Catch::Contains("node pool is a max_pool2d, which cannot be quantized"));
+  }
+  SECTION("keys without an arithmetic") {
+    quant_config c = integer_keys(8, 3);
+    c.erase("name");
+    CHECK_THAT(by_type(c),
+               Catch::Contains("key \"bias_frac_width\" has no effect because the entry names no arithmetic"));
+  }
+  SECTION("a result format too wide to hold") {
+    const std::string m = by_type(integer_keys(32, 0));
+    CHECK_THAT(m, Catch::Contains("node fc (linear)"));
+    CHECK_THAT(m, Catch::Contains("data_out_width"));
+  }
+  SECTION("invalid pattern") {
+    const std::string m = message_of([&] {
+      (void)(g |
+             quantize({.by = quantize_by::regex_name, .default_config = {}, .entries = {{"fc(", integer_keys(8, 3)}}}));
+    });
+    CHECK_THAT(m, Catch::Contains("\"fc(\" is not a valid regular expression"));
+  }
+  SECTION("duplicate entries") {
+    const std::string m = message_of([&] {
+      (void)(g | quantize({.by = quantize_by::type,
+                           .default_config = {},
+                           .entries = {{"linear", integer_keys(8, 3)}, {"linear", integer_keys(4, 2)}}}));
+    });
+    CHECK_THAT(m, Catch::Contains("quantize config entry \"linear\" appears twice"));
+  }
+  SECTION("an unused entry is checked too") {
+    quant_config c = integer_keys(8, 3);
+    c["weight_block_size"] = std::vector<std::int64_t>{16};
+    CHECK_THAT(message_of([&] {
+                 (void)(g | quantize({.by = quantize_by::type, .default_config = {}, .entries = {{"matmul", c}}}));
+               }),
+               Catch::Contains("unknown key \"weight_block_size\""));
+  }
+}
+
+TEST_CASE("quantize again: the second run recomputes every format") {
+  const auto once = with_metadata(conv_model()) |
+                     quantize({.by = quantize_by::type, .default_config = integer_keys(8, 3), .entries = {}});
+  const graph twice = once | quantize({.by = quantize_by::type, .default_config = integer_keys(4, 2), .entries = {}});
+  CHECK(result_format(twice, "conv1") == format(fx(4 + 4 + 5 + 1, 4)));
+  CHECK(result_format(twice, "flat") == format(fx(4, 2)));
+}
