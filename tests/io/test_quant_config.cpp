@@ -85,7 +85,8 @@ TEST_CASE("integer.toml: MASE's transform layout, one default config") {
   CHECK(arg_format(g, "seq_blocks_0", "bias") == format(fixed_fmt{.width = 8, .frac = 3}));
   // K = 16: 8 + 8 + 4 + 1 = 21 bits
   CHECK(result_format(g, "seq_blocks_0") == format(fixed_fmt{.width = 21, .frac = 6}));
-  CHECK(result_format(g, "seq_blocks_1") == format(fixed_fmt{.width = 8, .frac = 3}));
+  // seq_blocks_1 is a relu: "integer" quantizes its input unsigned, as MASE's relu_integer does.
+  CHECK(result_format(g, "seq_blocks_1") == format(fixed_fmt{.width = 8, .frac = 3, .is_signed = false}));
 }
 
 TEST_CASE("fixed.toml: data_out keys and floor = true") {
@@ -154,7 +155,7 @@ TEST_CASE("toy_integer_by_name.toml: one node by name, the rest by default") {
   const graph g = toy_model() | quantize(quiet);
   CHECK(arg_format(g, "seq_blocks_0", "weight") == format(fixed_fmt{.width = 16, .frac = 4}));
   CHECK(arg_format(g, "seq_blocks_2", "weight") == format(fixed_fmt{.width = 8, .frac = 4}));
-  CHECK(arg_format(g, "seq_blocks_1", "data_in_0") == format(fixed_fmt{.width = 8, .frac = 4}));
+  CHECK(arg_format(g, "seq_blocks_1", "data_in_0") == format(fixed_fmt{.width = 8, .frac = 4, .is_signed = false}));
 }
 
 TEST_CASE("regex_name.toml: the quantize table alone; entries keep the file's order") {

@@ -46,6 +46,7 @@ quant_config integer_keys(std::int64_t width, std::int64_t frac) {
 }
 
 constexpr fixed_fmt fx(int width, int frac) { return {.width = width, .frac = frac}; }
+constexpr fixed_fmt ufx(int width, int frac) { return {.width = width, .frac = frac, .is_signed = false}; }
 const format f32 = formats::float32;
 
 std::string message_of(const auto& run) {
@@ -71,14 +72,15 @@ TEST_CASE("quantize by type: operands from the config, results lossless, formats
   CHECK(arg_format(g, "conv1", "weight") == format(fx(8, 3)));
   CHECK(arg_format(g, "conv1", "bias") == format(fx(8, 3)));
   CHECK(result_format(g, "conv1") == format(fx(22, 6)));
-  // relu is quantized too: its input takes the config's format and its result keeps it.
-  CHECK(arg_format(g, "relu1", "data_in_0") == format(fx(8, 3)));
-  CHECK(result_format(g, "relu1") == format(fx(8, 3)));
+  // relu is quantized too: its input takes the config's format, unsigned as MASE's relu_integer
+  // quantizes it, and its result keeps it.
+  CHECK(arg_format(g, "relu1", "data_in_0") == format(ufx(8, 3)));
+  CHECK(result_format(g, "relu1") == format(ufx(8, 3)));
   // max pool and flatten are not quantizable: they read relu1's format and pass it on.
-  CHECK(arg_format(g, "pool", "data_in_0") == format(fx(8, 3)));
-  CHECK(result_format(g, "pool") == format(fx(8, 3)));
-  CHECK(arg_format(g, "flat", "data_in_0") == format(fx(8, 3)));
-  CHECK(result_format(g, "flat") == format(fx(8, 3)));
+  CHECK(arg_format(g, "pool", "data_in_0") == format(ufx(8, 3)));
+  CHECK(result_format(g, "pool") == format(ufx(8, 3)));
+  CHECK(arg_format(g, "flat", "data_in_0") == format(ufx(8, 3)));
+  CHECK(result_format(g, "flat") == format(ufx(8, 3)));
   // fc: K = 64, ceil(log2 64) = 6; 8 + 8 + 6 + 1 = 23 bits.
   CHECK(arg_format(g, "fc", "data_in_0") == format(fx(8, 3)));
   CHECK(result_format(g, "fc") == format(fx(23, 6)));
@@ -106,7 +108,7 @@ TEST_CASE("quantize reports what it did per node") {
   CHECK(changes[3] == precision_change{"data_out_0", f32, fx(22, 6)});
   // formats that flowed in count as changes too
   REQUIRE(info.at("flat").changes.size() == 2);
-  CHECK(info.at("flat").changes[1] == precision_change{"data_out_0", f32, fx(8, 3)});
+  CHECK(info.at("flat").changes[1] == precision_change{"data_out_0", f32, ufx(8, 3)});
   CHECK(info.at("x").changes.empty());
 }
 
@@ -176,8 +178,12 @@ TEST_CASE("quant_config spells MASE's keys with plain literals") {
 TEST_CASE("quantize: formats given per operand") {
   const graph a = with_metadata(conv_model()) |
                   quantize({.by = quantize_by::type, .default_config = operand_formats::all(fx(8, 3)), .entries = {}});
+  // "fixed" keys: MASE's hardware arithmetic, whose relu is signed like the formats above
+  // ("integer" quantizes relu's input unsigned, as MASE's software does).
+  quant_config fixed_keys = integer_keys(8, 3);
+  fixed_keys["name"] = std::string("fixed");
   const graph b = with_metadata(conv_model()) |
-                  quantize({.by = quantize_by::type, .default_config = integer_keys(8, 3), .entries = {}});
+                  quantize({.by = quantize_by::type, .default_config = fixed_keys, .entries = {}});
   CHECK(a == b);
 
   const graph g = with_metadata(conv_model()) |
@@ -322,7 +328,7 @@ TEST_CASE("quantize by name and by regex_name: which entry wins") {
   CHECK(arg_format(r1, "fc_0", "weight") == format(fx(6, 2)));
   CHECK(arg_format(r1, "fc_1", "weight") == format(fx(6, 2)));
   CHECK(arg_format(r1, "head", "weight") == format(fx(8, 4)));  // no pattern matches "head" fully
-  CHECK(arg_format(r1, "relu_0", "data_in_0") == format(fx(8, 4)));
+  CHECK(arg_format(r1, "relu_0", "data_in_0") == format(ufx(8, 4)));  // integer relu: unsigned input
   const quantize_config narrow_first{.by = quantize_by::regex_name,
                                      .default_config = integer_keys(8, 4),
                                      .entries = {{"fc_1", integer_keys(12, 6)}, {"fc_.*", integer_keys(6, 2)}}};
@@ -481,5 +487,5 @@ TEST_CASE("quantize again: the second run recomputes every format") {
                      quantize({.by = quantize_by::type, .default_config = integer_keys(8, 3), .entries = {}});
   const graph twice = once | quantize({.by = quantize_by::type, .default_config = integer_keys(4, 2), .entries = {}});
   CHECK(result_format(twice, "conv1") == format(fx(4 + 4 + 5 + 1, 4)));
-  CHECK(result_format(twice, "flat") == format(fx(4, 2)));
+  CHECK(result_format(twice, "flat") == format(ufx(4, 2)));
 }

@@ -27,7 +27,7 @@ struct is_alternative_of<T, std::variant<Ts...>> : std::bool_constant<(std::is_s
 
 // (Not `requires { std::get<T>(v); }`: libstdc++ declares get<T> for every T, so clang accepts any type.)
 template <class T>
-concept format_descriptor = detail::is_alternative_of<T, format_variant>::value;
+concept format_descriptor = detail::is_alternative_of<std::remove_cv_t<T>, format_variant>::value;
 
 template <class T>
 concept elementwise_descriptor =

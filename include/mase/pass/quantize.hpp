@@ -32,8 +32,9 @@
 //
 // Results (data_out_i): the data_out format when given, else
 //   linear, conv1d, conv2d, matmul, bmm with fixed operands: the accumulator MASE's RTL keeps,
-//     W_x + W_w + ceil(log2 K) (+1 when a bias is added) bits, F_x + F_w fraction bits, K the
-//     reduction length (in_features; in_channels/groups · kernel volume; the inner matmul dim);
+//     W_x + W_w + ceil(log2 K) bits, F_x + F_w fraction bits, K the reduction length
+//     (in_features; in_channels/groups · kernel volume; the inner matmul dim), summed with the
+//     bias format when there is a bias (sum_format: one more bit when the bias fits);
 //   add / sub / mul with fixed operands: the exact sum / difference / product (format/fixed.hpp);
 //   relu: its input's format;
 //   anything else: float32.
@@ -448,7 +449,9 @@ inline format derived_result_format(const node& n, const common_meta& c) {
       const shape& ws = std::get<tensor_meta>(weight->second).shape;
       const std::int64_t k = ws.empty() || ws[0] == 0 ? 1 : ws.numel() / ws[0];  // in/groups · kernel volume
       result = accumulator_format(product_format(*x, *w), k);
-      if (has_bias) ++result->width;  // the bias is added in one more bit
+      // Plus the bias at its own precision, as MASE adds it (a bias finer or wider than the
+      // products widens the result; for the usual formats this is one more bit).
+      if (has_bias) result = sum_format(*result, *fixed_arg("bias"));
     }
   } else if (op == "matmul" || op == "bmm") {
     const std::optional<fixed_fmt> y = fixed_arg("data_in_1");
@@ -541,9 +544,19 @@ inline void apply_formats(node& n, const quantizable_op& q, const resolved_entry
   if (!f.bias && has_bias && q.bias == operand_use::required_with_parameter)
     missing("bias", "the node needs for its bias (MASE's quantized layers read it)");
 
+  // MASE's relu_integer / ReLUInteger quantize their input unsigned (negatives become 0, and
+  // the positive range doubles); its fixed-point RTL relu is signed, as "fixed" configs are.
+  const bool unsigned_input = q.op == "relu" && e.arithmetic != nullptr && e.arithmetic->name == "integer" &&
+                              f.data_in->holds<fixed_fmt>();
   for (std::size_t i = 0; i < n.inputs.size(); ++i)
-    if (tensor_meta* arg = tensor_arg(c, data_in_name(i)))
+    if (tensor_meta* arg = tensor_arg(c, data_in_name(i))) {
       arg->precision = q.weight_is_data_in_1 && i == 1 ? *f.weight : *f.data_in;
+      if (unsigned_input) {
+        fixed_fmt u = f.data_in->get<fixed_fmt>();
+        u.is_signed = false;
+        arg->precision = u;
+      }
+    }
   if (q.weight != operand_use::none && !q.weight_is_data_in_1 && f.weight)
     if (tensor_meta* w = tensor_arg(c, "weight")) w->precision = *f.weight;
   if (q.bias != operand_use::none && f.bias)
