@@ -139,32 +139,54 @@ inline std::optional<fixed_fmt> fixed_entry(const node& n, std::string_view entr
   return std::nullopt;
 }
 
-// y (accumulator values, exact, fraction acc_frac) + aligned bias per channel, then the cast,
-// written to out as floats. channel_of(i) gives the bias index of element i (or -1: no bias).
-template <class T, class ChannelOf>
-void dot_product_epilogue(const T* acc, std::size_t n, int acc_frac, const float* bias, const fixed_fmt* bias_fmt,
-                          const fixed_fmt& out_fmt, ChannelOf channel_of, float* out) {
-  if constexpr (std::is_same_v<T, std::int64_t>) {
-    for (std::size_t i = 0; i < n; ++i) {
-      std::int64_t v = acc[i];
-      if (bias != nullptr)
-        v += bias_to_accumulator_raw(raw_of(bias[channel_of(i)], bias_fmt->frac), bias_fmt->frac, acc_frac);
-      out[i] = static_cast<float>(value_of(hardware_cast_raw(v, acc_frac, out_fmt), out_fmt.frac));
+// The accumulator's elements are laid out [outer, channels, inner] (linear: inner = 1; conv:
+// inner = the output pixels of one channel). Each gets its channel's bias aligned to the
+// accumulator's fraction bits, then the cast, written to out as floats.
+struct epilogue_layout {
+  std::size_t outer, channels, inner;
+};
+
+template <class T>
+void dot_product_epilogue(const T* acc, epilogue_layout layout, int acc_frac, const float* bias,
+                          const fixed_fmt* bias_fmt, const fixed_fmt& out_fmt, std::vector<T>& aligned_bias,
+                          float* out) {
+  // The bias per channel, aligned once.
+  aligned_bias.assign(layout.channels, T{0});
+  if (bias != nullptr)
+    for (std::size_t c = 0; c < layout.channels; ++c) {
+      const std::int64_t raw = bias_to_accumulator_raw(raw_of(bias[c], bias_fmt->frac), bias_fmt->frac, acc_frac);
+      if constexpr (std::is_same_v<T, std::int64_t>) aligned_bias[c] = raw;
+      else aligned_bias[c] = static_cast<T>(value_of(raw, acc_frac));  // exact: it fits the accumulator
     }
-  } else {
-    // Values are exact multiples of 2^-acc_frac that fit T's significand: scaling by powers of
-    // two, floor and the sum below are exact, so this is hardware_cast_raw on the raw values.
-    const integer_range range = out_fmt.code_range();
-    const T lo = static_cast<T>(out_fmt.ovf == overflow::saturate_symmetric && out_fmt.is_signed ? -range.hi : range.lo);
-    const T hi = static_cast<T>(range.hi);
-    const T up = static_cast<T>(std::ldexp(1.0, out_fmt.frac)), down = static_cast<T>(std::ldexp(1.0, -out_fmt.frac));
-    const T acc_grid = static_cast<T>(std::ldexp(1.0, acc_frac)), acc_ungrid = static_cast<T>(std::ldexp(1.0, -acc_frac));
-    for (std::size_t i = 0; i < n; ++i) {
-      T v = acc[i];
-      if (bias != nullptr) v += std::floor(static_cast<T>(bias[channel_of(i)]) * acc_grid) * acc_ungrid;
-      T r = std::floor(v * up);
-      r = r < lo ? lo : (r > hi ? hi : r);
-      out[i] = static_cast<float>(r * down);
+  const auto run = [&](std::size_t first, std::size_t count, auto bias_of) {
+    if constexpr (std::is_same_v<T, std::int64_t>) {
+      for (std::size_t j = 0; j < count; ++j)
+        out[first + j] = static_cast<float>(
+            value_of(hardware_cast_raw(acc[first + j] + bias_of(j), acc_frac, out_fmt), out_fmt.frac));
+    } else {
+      // Values are exact multiples of 2^-acc_frac that fit T's significand: scaling by powers of
+      // two, floor and the bias sum are exact, so this is hardware_cast_raw on the raw values.
+      const integer_range range = out_fmt.code_range();
+      const T lo = static_cast<T>(out_fmt.ovf == overflow::saturate_symmetric && out_fmt.is_signed ? -range.hi
+                                                                                                  : range.lo);
+      const T hi = static_cast<T>(range.hi);
+      const T up = static_cast<T>(std::ldexp(1.0, out_fmt.frac)), down = static_cast<T>(std::ldexp(1.0, -out_fmt.frac));
+      for (std::size_t j = 0; j < count; ++j) {
+        T r = std::floor((acc[first + j] + bias_of(j)) * up);
+        r = r < lo ? lo : r;
+        r = hi < r ? hi : r;
+        out[first + j] = static_cast<float>(r * down);
+      }
+    }
+  };
+  const T* b = aligned_bias.data();
+  if (layout.inner == 1) {  // rows of channels: the bias varies along the row
+    for (std::size_t o = 0; o < layout.outer; ++o)
+      run(o * layout.channels, layout.channels, [b](std::size_t j) { return b[j]; });
+  } else {  // planes of pixels: one bias per plane
+    for (std::size_t o = 0; o < layout.outer * layout.channels; ++o) {
+      const T plane_bias = b[o % layout.channels];
+      run(o * layout.inner, layout.inner, [plane_bias](std::size_t) { return plane_bias; });
     }
   }
 }
@@ -183,7 +205,7 @@ void to_accumulator_scalars(std::span<const float> in, int frac, std::vector<T>&
 template <class T>
 struct dot_product_buffers {
   std::vector<T> weight;  // converted once
-  std::vector<T> input, acc, scratch;
+  std::vector<T> input, acc, scratch, aligned_bias;
 };
 
 template <class T, class Op>
@@ -221,22 +243,22 @@ bit_exact_kernel make_dot_product_kernel(const Op& op, const node& n, const fixe
             }
             const tensor* bias = has_bias ? args.optional_parameter("bias") : nullptr;
             const fixed_fmt* bf = bias_fmt ? &*bias_fmt : nullptr;
-            dot_product_epilogue<T>(b.acc.data(), y.size(), acc_frac, bias ? bias->data() : nullptr, bf, out_fmt,
-                                    [&](std::size_t i) { return static_cast<std::size_t>(
-                                                             (static_cast<std::int64_t>(i) / inner) % channels); },
-                                    y.data());
+            const std::size_t planes = static_cast<std::size_t>(channels);
+            const std::size_t per_plane = static_cast<std::size_t>(inner);
+            dot_product_epilogue<T>(b.acc.data(), {y.size() / (planes * per_plane), planes, per_plane}, acc_frac,
+                                    bias ? bias->data() : nullptr, bf, out_fmt, b.aligned_bias, y.data());
           }};
 }
 
 template <class T>
 bit_exact_kernel make_matmul_kernel(const node& n, const fixed_fmt& a_fmt, const fixed_fmt& b_fmt,
                                     const fixed_fmt& out_fmt, int acc_width) {
-  auto buffers = std::make_shared<std::array<std::vector<T>, 3>>();
+  auto buffers = std::make_shared<std::array<std::vector<T>, 4>>();
   const int acc_frac = a_fmt.frac + b_fmt.frac;
   return {fmt::format("{}: {}-bit x {}-bit, accumulator {} bits in {}", n.op_name(), a_fmt.width, b_fmt.width,
                       acc_width, to_string(accumulator_for(acc_width))),
           [a_fmt, b_fmt, out_fmt, acc_frac, buffers](const kernel_args& args) {
-            auto& [a, b, acc] = *buffers;
+            auto& [a, b, acc, aligned_bias] = *buffers;
             const tensor& x = args.input(0);
             const tensor& w = args.input(1);
             tensor& y = args.output(0);
@@ -244,8 +266,8 @@ bit_exact_kernel make_matmul_kernel(const node& n, const fixed_fmt& a_fmt, const
             to_accumulator_scalars<T>(w.values(), b_fmt.frac, b);
             acc.resize(y.size());
             matmul_product<T>(a.data(), x.shape(), b.data(), w.shape(), acc.data(), y.shape());
-            dot_product_epilogue<T>(acc.data(), y.size(), acc_frac, nullptr, nullptr, out_fmt,
-                                    [](std::size_t) { return std::size_t{0}; }, y.data());
+            dot_product_epilogue<T>(acc.data(), {1, 1, y.size()}, acc_frac, nullptr, nullptr, out_fmt, aligned_bias,
+                                    y.data());
           }};
 }
 
