@@ -371,6 +371,114 @@ void convolve_blocked(const conv_geometry& g, const T* x, const T* w, const T* b
   }
 }
 
+// Few output channels (LeNet's first layer: 6, from one input channel) waste lanes of a packet
+// of channels and pay a transpose per block. With stride 1 along W a packet of output pixels
+// instead reads one unaligned packet of the image per tap, shared by `channels` accumulators whose
+// weights are broadcast from the untransposed w [O][patch]: channels × pixel packets of
+// accumulators, each summed in the same tap order as the channel-blocked kernel (same results).
+// `starts` are the pixel packets' first columns in the output row.
+template <class T, int channels, int packets>
+inline void conv_pixel_block(const conv_geometry& g, const T* window_row, const T* w, const T* bias, T* out,
+                             const Index* starts) {
+  using packet = packet_of<T>;
+  using namespace Eigen::internal;
+  const Index row_length = g.padded_w();
+  const Index channel_size = g.padded_h() * row_length;
+  const Index patch = g.patch();
+  packet acc[channels][packets];
+  static_for<channels>([&](auto c) {
+    const packet b = pset1<packet>(bias == nullptr ? T(0) : bias[c]);
+    static_for<packets>([&](auto p) { acc[c][p] = b; });
+  });
+  Index tap_index = 0;
+  for (Index c = 0; c < g.group_in(); ++c) {
+    for (Index ki = 0; ki < g.kernel_h; ++ki) {
+      const T* row = window_row + c * channel_size + ki * g.dilation_h * row_length;
+      for (Index kj = 0; kj < g.kernel_w; ++kj, ++tap_index) {
+        const T* tap = row + kj * g.dilation_w;
+        packet value[packets];
+        static_for<packets>([&](auto p) { value[p] = ploadu<packet>(tap + starts[p]); });
+        static_for<channels>([&](auto o) {
+          const packet weight = pset1<packet>(w[o * patch + tap_index]);
+          static_for<packets>([&](auto p) { acc[o][p] = pmadd(weight, value[p], acc[o][p]); });
+        });
+      }
+    }
+  }
+  const Index out_pixels = g.out_pixels();
+  static_for<channels>([&](auto o) {
+    static_for<packets>([&](auto p) { pstoreu(out + o * out_pixels + starts[p], acc[o][p]); });
+  });
+}
+
+inline constexpr int pixel_block_channels = 6;
+
+template <class T, int packets>
+inline void conv_pixel_block_dispatch(Index channels, const conv_geometry& g, const T* window_row, const T* w,
+                                      const T* bias, T* out, const Index* starts) {
+  switch (channels) {
+    case 1: conv_pixel_block<T, 1, packets>(g, window_row, w, bias, out, starts); break;
+    case 2: conv_pixel_block<T, 2, packets>(g, window_row, w, bias, out, starts); break;
+    case 3: conv_pixel_block<T, 3, packets>(g, window_row, w, bias, out, starts); break;
+    case 4: conv_pixel_block<T, 4, packets>(g, window_row, w, bias, out, starts); break;
+    case 5: conv_pixel_block<T, 5, packets>(g, window_row, w, bias, out, starts); break;
+    default: conv_pixel_block<T, pixel_block_channels, packets>(g, window_row, w, bias, out, starts); break;
+  }
+}
+
+// Whether convolve_pixels applies: SIMD type, a group of at most one packet of output channels,
+// stride 1 along W and output rows of at least one packet.
+template <class T>
+bool pixel_blocked(const conv_geometry& g) noexcept {
+  return lanes_of<T> > 1 && g.group_out() <= lanes_of<T> && g.stride_w == 1 && g.out_w >= lanes_of<T>;
+}
+
+template <class T>
+void convolve_pixels(const conv_geometry& g, const T* x, const T* w, const T* bias, T* y, T* image) {
+  constexpr Index lanes = lanes_of<T>;
+  const Index group_out = g.group_out();
+  const Index patch = g.patch();
+  const Index out_pixels = g.out_pixels();
+  const Index row_length = g.padded_w();
+  // Packets cover an output row from the left; the last one ends at the row's end and may
+  // overlap its neighbour, which recomputes (and rewrites) the same values.
+  const Index row_packets = (g.out_w + lanes - 1) / lanes;
+  // Only the zero border needs filling: each image overwrites the interior.
+  if (g.padded()) std::fill(image, image + conv_blocking<T>::image_size(g), T(0));
+  for (Index n = 0; n < g.batch; ++n) {
+    const T* source = x + n * g.in_channels * g.in_pixels();
+    if (g.padded()) {
+      for (Index c = 0; c < g.in_channels; ++c)
+        for (Index h = 0; h < g.in_h; ++h)
+          std::copy_n(source + (c * g.in_h + h) * g.in_w, g.in_w,
+                      image + (c * g.padded_h() + h + g.pad_h) * row_length + g.pad_w);
+      source = image;
+    }
+    for (Index group = 0; group < g.groups; ++group) {
+      const T* group_image = source + group * g.group_in() * g.padded_h() * row_length;
+      for (Index oh = 0; oh < g.out_h; ++oh) {
+        const T* window_row = group_image + oh * g.stride_h * row_length;
+        for (Index first = 0; first < group_out; first += pixel_block_channels) {
+          const Index channels = std::min<Index>(pixel_block_channels, group_out - first);
+          const Index o = group * group_out + first;
+          const T* channel_weights = w + o * patch;
+          const T* channel_bias = bias == nullptr ? nullptr : bias + o;
+          T* out = y + (n * g.out_channels + o) * out_pixels + oh * g.out_w;
+          Index k = 0;
+          for (; k + 2 <= row_packets; k += 2) {
+            const Index starts[2] = {k * lanes, std::min((k + 1) * lanes, g.out_w - lanes)};
+            conv_pixel_block_dispatch<T, 2>(channels, g, window_row, channel_weights, channel_bias, out, starts);
+          }
+          if (k < row_packets) {
+            const Index starts[1] = {g.out_w - lanes};
+            conv_pixel_block_dispatch<T, 1>(channels, g, window_row, channel_weights, channel_bias, out, starts);
+          }
+        }
+      }
+    }
+  }
+}
+
 // y = conv(x, w) (+ bias[O] on every pixel of channel O when bias is not null). `scratch` is
 // grown to conv_blocking<T>::scratch_size when smaller, never shrunk (regrowing would zero-fill
 // it on every run).
@@ -378,7 +486,9 @@ template <class T>
 void convolve(const conv_geometry& g, const T* x, const T* w, const T* bias, T* y, std::vector<T>& scratch) {
   using blocking = conv_blocking<T>;
   if (scratch.size() < blocking::scratch_size(g)) scratch.resize(blocking::scratch_size(g));
-  if (blocking::wide(g))
+  if (pixel_blocked<T>(g))
+    convolve_pixels<T>(g, x, w, bias, y, scratch.data() + blocking::weights_size(g) + blocking::bias_size(g));
+  else if (blocking::wide(g))
     convolve_blocked<T, blocking::wide_vectors, blocking::wide_pixels>(g, x, w, bias, y, scratch.data());
   else
     convolve_blocked<T, blocking::narrow_vectors, blocking::narrow_pixels>(g, x, w, bias, y, scratch.data());
