@@ -19,6 +19,10 @@
 #include <Eigen/Core>
 #include <fmt/format.h>
 
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 namespace mase::eval {
 
 namespace pooling_detail {
@@ -117,10 +121,75 @@ inline planes window_planes(const Op& op, const kernel_args& args, int spatial) 
 // branches (`|`, v != v) so that it compiles to a compare and a blend.
 inline float max_or_nan(float best, float v) noexcept { return ((v > best) | (v != v)) ? v : best; }
 
+#if defined(__AVX2__)
+// max_or_nan on 8 lanes: _mm256_max_ps(v, best) is v where v > best and best otherwise (also
+// where either is NaN); a NaN v then wins through the blend.
+inline __m256 max_or_nan(__m256 best, __m256 v) noexcept {
+  return _mm256_blendv_ps(_mm256_max_ps(v, best), v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+}
+
+// LeNet's and VGG's 2×2 windows at stride 2 without padding, where every window lies inside
+// the input: each output row from its two input rows, 8 outputs (16 inputs of each row) at a
+// time, the last ones of a row through masked loads and stores. max_or_nan picks the last NaN,
+// else the first maximum (first among ±0), of its taps in order, so combining the maxima of the
+// top pair and of the bottom pair gives what the tap-by-tap loop gives.
+inline void max_pool_2x2(const planes& p, const float* x, float* y) {
+  const std::int64_t in_w = p.w.in;
+  const std::int64_t out_w = p.w.out;
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const std::int64_t tail = out_w % 8;
+  // Lanes of the last, partial block: inputs 2·tail of each 16, outputs tail of 8.
+  const __m256i low_inputs = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(2 * tail)), lane);
+  const __m256i high_inputs = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(2 * tail - 8)), lane);
+  const __m256i outputs = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(tail)), lane);
+  // Even and odd inputs of 16, in the lane order [0 2 8 10 | 4 6 12 14] that shuffle_ps leaves;
+  // one cross-lane permute puts the results in order.
+  const auto pair_maxima = [](__m256 first, __m256 second) {
+    return max_or_nan(_mm256_shuffle_ps(first, second, 0x88), _mm256_shuffle_ps(first, second, 0xDD));
+  };
+  const auto in_order = [](__m256 v) {
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), 0xD8));
+  };
+  for (std::int64_t c = 0; c < p.count; ++c) {
+    const float* plane = x + c * p.h.in * in_w;
+    for (std::int64_t oh = 0; oh < p.h.out; ++oh, y += out_w) {
+      const float* top = plane + 2 * oh * in_w;
+      const float* bottom = top + in_w;
+      std::int64_t j = 0;
+      for (; j + 8 <= out_w; j += 8) {
+        const __m256 upper = pair_maxima(_mm256_loadu_ps(top + 2 * j), _mm256_loadu_ps(top + 2 * j + 8));
+        const __m256 lower = pair_maxima(_mm256_loadu_ps(bottom + 2 * j), _mm256_loadu_ps(bottom + 2 * j + 8));
+        _mm256_storeu_ps(y + j, in_order(max_or_nan(upper, lower)));
+      }
+      if (tail == 0) continue;
+      const __m256 upper = pair_maxima(_mm256_maskload_ps(top + 2 * j, low_inputs),
+                                       _mm256_maskload_ps(top + 2 * j + 8, high_inputs));
+      const __m256 lower = pair_maxima(_mm256_maskload_ps(bottom + 2 * j, low_inputs),
+                                       _mm256_maskload_ps(bottom + 2 * j + 8, high_inputs));
+      _mm256_maskstore_ps(y + j, outputs, in_order(max_or_nan(upper, lower)));
+    }
+  }
+}
+#endif
+
+// Whether every window is 2×2 at stride 2, undilated and inside the input.
+inline bool whole_2x2_windows(const planes& p) noexcept {
+  const auto pairs = [](const axis& a) {
+    return a.kernel == 2 && a.stride == 2 && a.dilation == 1 && a.padding == 0 && 2 * a.out <= a.in;
+  };
+  return pairs(p.h) && pairs(p.w);
+}
+
 // Maximum over each window; padding and taps past the end count as -inf. Output columns whose
 // window lies inside the input along W run tap by tap across the whole row (a loop over output
 // columns the compiler vectorises); the few border columns clip their taps one by one.
 inline void max_pool(const planes& p, const float* x, float* y) {
+#if defined(__AVX2__)
+  if (whole_2x2_windows(p)) {
+    max_pool_2x2(p, x, y);
+    return;
+  }
+#endif
   std::int64_t ow_first = 0;
   std::int64_t ow_last = 0;
   p.w.interior(ow_first, ow_last);
