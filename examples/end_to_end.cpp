@@ -12,6 +12,7 @@
 // usage: end_to_end [data_dir]   (default: the source tree's examples/data)
 
 #include <mase/mase.hpp>
+#include <mase/pass/profile_statistics.hpp>  // not in mase.hpp: calibration tools include it
 
 #include <fmt/format.h>
 

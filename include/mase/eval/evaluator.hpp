@@ -335,4 +335,12 @@ private:
 
 using evaluator = basic_evaluator<graph>;
 
+// Build time: every translation unit that runs an evaluator compiles every kernel. A project
+// with many such units may compile them once instead: define MASE_EXTERN_EVALUATOR for all of
+// them and compile one more unit that includes <mase/eval/evaluator_instance.hpp>. The tests
+// do this.
+#if defined(MASE_EXTERN_EVALUATOR) && !defined(MASE_INSTANTIATING_EVALUATOR)
+extern template class basic_evaluator<graph>;
+#endif
+
 }  // namespace mase

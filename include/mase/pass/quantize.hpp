@@ -56,6 +56,7 @@
 #include <mase/pass/quantization_report.hpp>
 
 #include <algorithm>
+#include <concepts>
 #include <array>
 #include <cstdint>
 #include <iostream>
@@ -618,7 +619,9 @@ struct quantize_pass {
 
   quantize_config config;
 
-  quantize_info run(graph& g) const {
+  // A template so that std::regex is compiled only where the pass is used.
+  template <std::derived_from<graph> G>
+  quantize_info run(G& g) const {
     using namespace detail;
     const std::vector<node_formats> before = config.report ? formats_of(g) : std::vector<node_formats>{};
 

@@ -219,16 +219,20 @@ void binary(const kernel_args& args, std::string_view op_name, F f) {
 // ---------------------------------------------------------------------------------------------
 // Arithmetic (torch.add, sub, mul, div with true division), broadcasting as PyTorch does.
 
-inline void float_kernel(const op::add&, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::add&, const Args& args) {
   elementwise_detail::binary(args, op::add::name, [](const auto& p, const auto& q) { return p + q; });
 }
-inline void float_kernel(const op::sub&, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::sub&, const Args& args) {
   elementwise_detail::binary(args, op::sub::name, [](const auto& p, const auto& q) { return p - q; });
 }
-inline void float_kernel(const op::mul&, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::mul&, const Args& args) {
   elementwise_detail::binary(args, op::mul::name, [](const auto& p, const auto& q) { return p * q; });
 }
-inline void float_kernel(const op::div&, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::div&, const Args& args) {
   elementwise_detail::binary(args, op::div::name, [](const auto& p, const auto& q) { return p / q; });
 }
 
@@ -237,7 +241,8 @@ inline void float_kernel(const op::div&, const kernel_args& args) {
 // vectorize: max(x, 0) + g(min(x, 0)) gives each branch exactly, since g(0) = 0 and adding 0
 // changes nothing.
 
-inline void float_kernel(const op::pow& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::pow& op, const Args& args) {
   auto [x, y] = elementwise_detail::unary(args, op::pow::name);
   const double e = op.exponent;
   // PyTorch computes these exponents by multiplication, division or sqrt rather than pow.
@@ -262,45 +267,53 @@ inline void float_kernel(const op::pow& op, const kernel_args& args) {
   }
 }
 
-inline void float_kernel(const op::sqrt&, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::sqrt&, const Args& args) {
   auto [x, y] = elementwise_detail::unary(args, op::sqrt::name);
   elementwise_detail::exact_sqrt(x.data(), y.data(), x.size());
 }
 
-inline void float_kernel(const op::erf&, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::erf&, const Args& args) {
   auto [x, y] = elementwise_detail::unary(args, op::erf::name);
   y = x.erf();
 }
 
-inline void float_kernel(const op::neg&, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::neg&, const Args& args) {
   auto [x, y] = elementwise_detail::unary(args, op::neg::name);
   y = -x;
 }
 
-inline void float_kernel(const op::exp&, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::exp&, const Args& args) {
   auto [x, y] = elementwise_detail::unary(args, op::exp::name);
   y = x.exp();
 }
 
 // max(x, 0) keeps a NaN (Eigen's max returns its left operand when either is NaN), as
 // torch.relu does.
-inline void float_kernel(const op::relu&, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::relu&, const Args& args) {
   auto [x, y] = elementwise_detail::unary(args, op::relu::name);
   y = x.max(0.0f);
 }
 
-inline void float_kernel(const op::relu6&, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::relu6&, const Args& args) {
   auto [x, y] = elementwise_detail::unary(args, op::relu6::name);
   y = x.max(0.0f).min(6.0f);
 }
 
-inline void float_kernel(const op::leaky_relu& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::leaky_relu& op, const Args& args) {
   auto [x, y] = elementwise_detail::unary(args, op::leaky_relu::name);
   const auto slope = static_cast<float>(op.negative_slope);
   y = x.max(0.0f) + x.min(0.0f) * slope;
 }
 
-inline void float_kernel(const op::gelu& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::gelu& op, const Args& args) {
   auto [x, y] = elementwise_detail::unary(args, op::gelu::name);
   if (op.approximate_tanh) {
     const auto k = static_cast<float>(elementwise_detail::sqrt_2_over_pi);
@@ -313,28 +326,33 @@ inline void float_kernel(const op::gelu& op, const kernel_args& args) {
 
 // x / (1 + exp(-x)) rather than Eigen's logistic(), whose rational approximation is accurate
 // only in absolute terms (its relative error reaches 1e-4 for x < -8).
-inline void float_kernel(const op::silu&, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::silu&, const Args& args) {
   auto [x, y] = elementwise_detail::unary(args, op::silu::name);
   y = x / (1.0f + (-x).exp());
 }
 
-inline void float_kernel(const op::sigmoid&, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::sigmoid&, const Args& args) {
   auto [x, y] = elementwise_detail::unary(args, op::sigmoid::name);
   y = (1.0f + (-x).exp()).inverse();
 }
 
-inline void float_kernel(const op::tanh&, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::tanh&, const Args& args) {
   auto [x, y] = elementwise_detail::unary(args, op::tanh::name);
   y = x.tanh();
 }
 
-inline void float_kernel(const op::elu& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::elu& op, const Args& args) {
   auto [x, y] = elementwise_detail::unary(args, op::elu::name);
   const auto alpha = static_cast<float>(op.alpha);
   y = x.max(0.0f) + x.min(0.0f).expm1() * alpha;
 }
 
-inline void float_kernel(const op::selu&, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::selu&, const Args& args) {
   auto [x, y] = elementwise_detail::unary(args, op::selu::name);
   // PyTorch multiplies the negative branch by alpha * scale rounded to float.
   const auto scale = static_cast<float>(elementwise_detail::selu_scale);
@@ -342,7 +360,8 @@ inline void float_kernel(const op::selu&, const kernel_args& args) {
   y = x.max(0.0f) * scale + x.min(0.0f).expm1() * alpha_scale;
 }
 
-inline void float_kernel(const op::softplus& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::softplus& op, const Args& args) {
   auto [x, y] = elementwise_detail::unary(args, op::softplus::name);
   if (op.beta == 0.0)
     throw error(fmt::format("node {}: softplus: beta must be non-zero (the result divides by it)", args.node_name));
@@ -356,22 +375,26 @@ inline void float_kernel(const op::softplus& op, const kernel_args& args) {
   for (Eigen::Index i = 0; i < x.size(); ++i) out[i] = in[i] * beta > threshold ? in[i] : out[i];
 }
 
-inline void float_kernel(const op::softsign&, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::softsign&, const Args& args) {
   auto [x, y] = elementwise_detail::unary(args, op::softsign::name);
   y = x / (1.0f + x.abs());
 }
 
-inline void float_kernel(const op::hardswish&, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::hardswish&, const Args& args) {
   auto [x, y] = elementwise_detail::unary(args, op::hardswish::name);
   y = x * (x + 3.0f).max(0.0f).min(6.0f) / 6.0f;
 }
 
-inline void float_kernel(const op::hardsigmoid&, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::hardsigmoid&, const Args& args) {
   auto [x, y] = elementwise_detail::unary(args, op::hardsigmoid::name);
   y = (x + 3.0f).max(0.0f).min(6.0f) / 6.0f;
 }
 
-inline void float_kernel(const op::hardtanh& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::hardtanh& op, const Args& args) {
   auto [x, y] = elementwise_detail::unary(args, op::hardtanh::name);
   if (!(op.min_val <= op.max_val))
     throw error(fmt::format("node {}: hardtanh: min_val ({}) must not exceed max_val ({})", args.node_name, op.min_val,
@@ -380,12 +403,14 @@ inline void float_kernel(const op::hardtanh& op, const kernel_args& args) {
 }
 
 // Inference: dropout passes its input through unscaled (PyTorch's eval mode).
-inline void float_kernel(const op::dropout&, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::dropout&, const Args& args) {
   auto [x, y] = elementwise_detail::unary(args, op::dropout::name);
   if (x.size() > 0) std::memcpy(y.data(), x.data(), static_cast<std::size_t>(x.size()) * sizeof(float));
 }
 
-inline void float_kernel(const op::identity&, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::identity&, const Args& args) {
   auto [x, y] = elementwise_detail::unary(args, op::identity::name);
   if (x.size() > 0) std::memcpy(y.data(), x.data(), static_cast<std::size_t>(x.size()) * sizeof(float));
 }

@@ -555,7 +555,8 @@ void matmul_product(const T* a, const shape& a_shape, const T* b, const shape& b
 // ---------------------------------------------------------------------------------------------
 // Float kernels.
 
-inline void float_kernel(const op::linear& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::linear& op, const Args& args) {
   const tensor& x = args.input(0);
   const tensor* bias = op.bias ? &args.parameter("bias") : nullptr;
   linear_algebra_detail::linear_into<float>(x.data(), linear_algebra_detail::leading_count(x.shape()), op.in_features,
@@ -563,14 +564,16 @@ inline void float_kernel(const op::linear& op, const kernel_args& args) {
                                             bias ? bias->data() : nullptr, args.output().data());
 }
 
-inline void float_kernel(const op::matmul&, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::matmul&, const Args& args) {
   const tensor& a = args.input(0);
   const tensor& b = args.input(1);
   tensor& y = args.output();
   matmul_product<float>(a.data(), a.shape(), b.data(), b.shape(), y.data(), y.shape());
 }
 
-inline void float_kernel(const op::bmm&, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::bmm&, const Args& args) {
   const tensor& a = args.input(0);
   const tensor& b = args.input(1);
   tensor& y = args.output();
@@ -589,11 +592,13 @@ void float_convolution(const Op& op, const kernel_args& args) {
 }
 }  // namespace linear_algebra_detail
 
-inline void float_kernel(const op::conv1d& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::conv1d& op, const Args& args) {
   linear_algebra_detail::float_convolution(op, args);
 }
 
-inline void float_kernel(const op::conv2d& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::conv2d& op, const Args& args) {
   linear_algebra_detail::float_convolution(op, args);
 }
 
@@ -601,7 +606,8 @@ inline void float_kernel(const op::conv2d& op, const kernel_args& args) {
 // applied): softmax(q kᵀ · scale, masked to key j ≤ query i when causal) v per batch matrix,
 // the batch dimensions of q, k and v broadcasting. The causal mask is PyTorch's
 // ones(L, S).tril(): aligned to the top left, also when L ≠ S.
-inline void float_kernel(const op::scaled_dot_product_attention& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::scaled_dot_product_attention& op, const Args& args) {
   using namespace linear_algebra_detail;
   const tensor& q = args.input(0);
   const tensor& k = args.input(1);
@@ -643,7 +649,8 @@ inline void float_kernel(const op::scaled_dot_product_attention& op, const kerne
 
 // F.embedding: each index (a float holding an integer) selects a row of weight
 // [num_embeddings, embedding_dim]. padding_idx only affects training and is not applied here.
-inline void float_kernel(const op::embedding& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::embedding& op, const Args& args) {
   const tensor& indices = args.input(0);
   const tensor& weight = args.parameter("weight");
   tensor& y = args.output();

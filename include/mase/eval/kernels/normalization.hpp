@@ -363,18 +363,25 @@ inline void run(const op::mean& op, const kernel_args& args) {
 // The float kernels, documented above. Their bodies live in normalization_detail and call the
 // helpers that take kernel_args qualified, so that a same-named function elsewhere in mase::eval
 // (which argument-dependent lookup would also find) cannot make a call ambiguous.
-inline void float_kernel(const op::layer_norm& op, const kernel_args& args) { normalization_detail::run(op, args); }
-inline void float_kernel(const op::group_norm& op, const kernel_args& args) { normalization_detail::run(op, args); }
-inline void float_kernel(const op::rms_norm& op, const kernel_args& args) { normalization_detail::run(op, args); }
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::layer_norm& op, const Args& args) { normalization_detail::run(op, args); }
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::group_norm& op, const Args& args) { normalization_detail::run(op, args); }
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::rms_norm& op, const Args& args) { normalization_detail::run(op, args); }
 // torch.nn.BatchNorm1d / BatchNorm2d in eval(): running statistics when tracked, otherwise the
 // batch's own (what PyTorch does in eval() with track_running_stats=False).
-inline void float_kernel(const op::batch_norm1d& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::batch_norm1d& op, const Args& args) {
   normalization_detail::batch_norm(op, args);
 }
-inline void float_kernel(const op::batch_norm2d& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::batch_norm2d& op, const Args& args) {
   normalization_detail::batch_norm(op, args);
 }
-inline void float_kernel(const op::softmax& op, const kernel_args& args) { normalization_detail::run(op, args); }
-inline void float_kernel(const op::mean& op, const kernel_args& args) { normalization_detail::run(op, args); }
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::softmax& op, const Args& args) { normalization_detail::run(op, args); }
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::mean& op, const Args& args) { normalization_detail::run(op, args); }
 
 }  // namespace mase::eval

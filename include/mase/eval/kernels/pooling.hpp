@@ -370,30 +370,36 @@ inline void adaptive_avg_pool(const Op& op, const kernel_args& args, int spatial
 
 // torch.nn.MaxPool1d / MaxPool2d (kernel, stride = kernel when empty, -inf padding, dilation,
 // ceil_mode through the shape rule's output size).
-inline void float_kernel(const op::max_pool1d& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::max_pool1d& op, const Args& args) {
   const pooling_detail::planes p = pooling_detail::window_planes(op, args, 1);
   pooling_detail::max_pool(p, args.input(0).data(), args.output().data());
 }
-inline void float_kernel(const op::max_pool2d& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::max_pool2d& op, const Args& args) {
   const pooling_detail::planes p = pooling_detail::window_planes(op, args, 2);
   pooling_detail::max_pool(p, args.input(0).data(), args.output().data());
 }
 
 // torch.nn.AvgPool1d / AvgPool2d (count_include_pad, ceil_mode; divisor_override for 2-d).
-inline void float_kernel(const op::avg_pool1d& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::avg_pool1d& op, const Args& args) {
   const pooling_detail::planes p = pooling_detail::window_planes(op, args, 1);
   pooling_detail::avg_pool(p, op.count_include_pad, 0, args.input(0).data(), args.output().data());
 }
-inline void float_kernel(const op::avg_pool2d& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::avg_pool2d& op, const Args& args) {
   const pooling_detail::planes p = pooling_detail::window_planes(op, args, 2);
   pooling_detail::avg_pool(p, op.count_include_pad, op.divisor_override, args.input(0).data(), args.output().data());
 }
 
 // torch.nn.AdaptiveAvgPool1d / AdaptiveAvgPool2d.
-inline void float_kernel(const op::adaptive_avg_pool1d& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::adaptive_avg_pool1d& op, const Args& args) {
   pooling_detail::adaptive_avg_pool(op, args, 1);
 }
-inline void float_kernel(const op::adaptive_avg_pool2d& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::adaptive_avg_pool2d& op, const Args& args) {
   pooling_detail::adaptive_avg_pool(op, args, 2);
 }
 

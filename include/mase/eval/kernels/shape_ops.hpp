@@ -224,33 +224,39 @@ inline void slice_into(const tensor& x, tensor& y, int d, std::int64_t start, st
 // ---------------------------------------------------------------------------------------------
 // Ops that keep the element order: the values are copied unchanged under the new shape.
 
-inline void float_kernel(const op::flatten& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::flatten& op, const Args& args) {
   shape_ops_detail::check_shapes(op, args);
   shape_ops_detail::copy_values(args.input(0), args.output(0));
 }
 
-inline void float_kernel(const op::reshape& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::reshape& op, const Args& args) {
   shape_ops_detail::check_shapes(op, args);
   shape_ops_detail::copy_values(args.input(0), args.output(0));
 }
 
-inline void float_kernel(const op::view& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::view& op, const Args& args) {
   shape_ops_detail::check_shapes(op, args);
   shape_ops_detail::copy_values(args.input(0), args.output(0));
 }
 
-inline void float_kernel(const op::squeeze& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::squeeze& op, const Args& args) {
   shape_ops_detail::check_shapes(op, args);
   shape_ops_detail::copy_values(args.input(0), args.output(0));
 }
 
-inline void float_kernel(const op::unsqueeze& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::unsqueeze& op, const Args& args) {
   shape_ops_detail::check_shapes(op, args);
   shape_ops_detail::copy_values(args.input(0), args.output(0));
 }
 
 // args.inputs holds every result of the input node; the op picks one (Python indexing).
-inline void float_kernel(const op::getitem& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::getitem& op, const Args& args) {
   shape_ops_detail::check_shapes(op, args);
   const auto count = static_cast<std::int64_t>(args.inputs.size());
   const std::int64_t i = op.index < 0 ? op.index + count : op.index;  // in range: checked above
@@ -260,7 +266,8 @@ inline void float_kernel(const op::getitem& op, const kernel_args& args) {
 // ---------------------------------------------------------------------------------------------
 // Ops that move elements.
 
-inline void float_kernel(const op::permute& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::permute& op, const Args& args) {
   shape_ops_detail::check_shapes(op, args);
   const tensor& x = args.input(0);
   std::array<int, shape::max_rank> order{};
@@ -269,7 +276,8 @@ inline void float_kernel(const op::permute& op, const kernel_args& args) {
   shape_ops_detail::permute_into(x, args.output(0), order);
 }
 
-inline void float_kernel(const op::transpose& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::transpose& op, const Args& args) {
   shape_ops_detail::check_shapes(op, args);
   const tensor& x = args.input(0);
   if (x.rank() == 0) {
@@ -283,7 +291,8 @@ inline void float_kernel(const op::transpose& op, const kernel_args& args) {
   shape_ops_detail::permute_into(x, args.output(0), order);
 }
 
-inline void float_kernel(const op::cat& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::cat& op, const Args& args) {
   shape_ops_detail::check_shapes(op, args);
   tensor& y = args.output(0);
   if (y.size() == 0) return;
@@ -305,7 +314,8 @@ inline void float_kernel(const op::cat& op, const kernel_args& args) {
   }
 }
 
-inline void float_kernel(const op::split& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::split& op, const Args& args) {
   shape_ops_detail::check_shapes(op, args);
   const tensor& x = args.input(0);
   const int d = shape_rules::normalize_dim(op.dim, x.rank());
@@ -316,7 +326,8 @@ inline void float_kernel(const op::split& op, const kernel_args& args) {
   }
 }
 
-inline void float_kernel(const op::slice& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::slice& op, const Args& args) {
   shape_ops_detail::check_shapes(op, args);
   const tensor& x = args.input(0);
   const int d = shape_rules::normalize_dim(op.dim, x.rank());
@@ -329,7 +340,8 @@ inline void float_kernel(const op::slice& op, const kernel_args& args) {
 
 // torch.gather: y[i0, …, i_d, …] = x[i0, …, index[i0, …, i_d, …], …]. The index tensor holds
 // integers as floats; each must lie in [0, x.shape[dim]) (PyTorch does not wrap negative ones).
-inline void float_kernel(const op::gather& op, const kernel_args& args) {
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::gather& op, const Args& args) {
   shape_ops_detail::check_shapes(op, args);
   const tensor& x = args.input(0);
   const tensor& index = args.input(1);
