@@ -169,7 +169,8 @@ struct profile_statistics_pass {
     const auto observe = [&](const node_run& r) {
       for (std::size_t index : entries_of_node[r.id.index]) {
         activation_entry& a = entries[index];
-        require(a.input < r.inputs.size() && r.inputs[a.input] != nullptr,
+        // (size > input, not input < size: clang 14 reads `a.input <` as mase::input<…>)
+        require(r.inputs.size() > a.input && r.inputs[a.input] != nullptr,
                 fmt::format("profile_statistics: node {} read {} tensors, so {} has none", r.n.name, r.inputs.size(),
                             a.entry));
         feed_rows(*r.inputs[a.input], a.statistics);

@@ -48,9 +48,11 @@ inline void verify_node(const graph& g, node_id id, const std::vector<shape_list
       problems.push_back(fmt::format("{}: parameter {} has shape {}, the op needs {}", where, p.role,
                                      to_string(it->second.shape()), to_string(p.shape)));
   }
-  for (const auto& [role, t] : n.parameters)
+  for (const auto& entry : n.parameters) {  // no structured binding: clang 14 cannot capture one
+    const std::string& role = entry.first;
     if (std::none_of(specs.begin(), specs.end(), [&](const parameter_spec& p) { return p.role == role; }))
       problems.push_back(fmt::format("{}: parameter {} is not one its op declares", where, role));
+  }
 
   const common_meta& c = n.meta.common;
   if (c.mase_op.empty()) return;  // no common metadata yet: nothing more to compare
