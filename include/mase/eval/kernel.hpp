@@ -11,6 +11,7 @@
 #include <mase/core/error.hpp>
 #include <mase/core/ordered_map.hpp>
 #include <mase/core/tensor.hpp>
+#include <mase/ir/op/op_base.hpp>
 
 #include <cstddef>
 #include <span>
@@ -55,5 +56,24 @@ struct kernel_args {
     return *scratch;
   }
 };
+
+// For kernels of one input and one result: the guarantee the evaluator gives (the result sized
+// by the op's shape rule), checked once per call so that a direct call cannot index outside a
+// buffer. Throws directly rather than through require(), which would format its message (and
+// allocate) on every run.
+template <class Op>
+void check_unary_kernel_shapes(const Op& op, const kernel_args& args) {
+  if (args.inputs.size() != 1 || args.outputs.size() != 1)
+    throw error(fmt::format("node {}: {} takes one input and produces one result, got {} and {}", args.node_name,
+                            Op::name, args.inputs.size(), args.outputs.size()));
+  const shape in = args.input(0).shape();
+  const shape_result expected = op.infer_shapes(std::span<const shape>(&in, 1));
+  if (!expected.ok())
+    throw error(fmt::format("node {}: {} (input shape {})", args.node_name,
+                            expected.error == nullptr ? "" : expected.error, to_string(in)));
+  if (!(expected.shapes[0] == args.output().shape()))
+    throw error(fmt::format("node {}: the result buffer has shape {} but {} of {} gives {}", args.node_name,
+                            to_string(args.output().shape()), Op::name, to_string(in), to_string(expected.shapes[0])));
+}
 
 }  // namespace mase::eval

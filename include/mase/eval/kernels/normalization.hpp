@@ -38,24 +38,6 @@ using const_block_map = Eigen::Map<const row_major_array>;
 using block_map = Eigen::Map<row_major_array>;
 using row_map = Eigen::Map<Eigen::Array<float, 1, Eigen::Dynamic>>;
 
-// The evaluator sizes outputs from the shape rule; a kernel called any other way gets the same
-// guarantee here, once per call, so the loops below never index outside a buffer.
-// Checks throw directly rather than through require(), which would format its message (and
-// allocate) on every run.
-template <class Op>
-inline void check_shapes(const Op& op, const kernel_args& args) {
-  if (args.inputs.size() != 1 || args.outputs.size() != 1)
-    throw error(fmt::format("node {}: {} takes one input and produces one result, got {} and {}", args.node_name,
-                            Op::name, args.inputs.size(), args.outputs.size()));
-  const shape in = args.input(0).shape();
-  const shape_result expected = op.infer_shapes(std::span<const shape>(&in, 1));
-  if (!expected.ok())
-    throw error(fmt::format("node {}: {} (input shape {})", args.node_name,
-                            expected.error == nullptr ? "" : expected.error, to_string(in)));
-  if (!(expected.shapes[0] == args.output().shape()))
-    throw error(fmt::format("node {}: the result buffer has shape {} but {} of {} gives {}", args.node_name,
-                            to_string(args.output().shape()), Op::name, to_string(in), to_string(expected.shapes[0])));
-}
 
 // A parameter the op declares, checked to hold `count` values (the graph checks shapes when
 // parameters are set; a kernel called directly does not go through it).
@@ -121,7 +103,7 @@ inline void apply_per_channel(const tensor& x, tensor& y, std::int64_t batch, st
 
 template <class Op>
 inline void batch_norm(const Op& op, const kernel_args& args) {
-  normalization_detail::check_shapes(op, args);
+  check_unary_kernel_shapes(op, args);
   const tensor& x = args.input(0);
   tensor& y = args.output();
   const std::int64_t batch = x.shape()[0];
@@ -172,7 +154,7 @@ inline void batch_norm(const Op& op, const kernel_args& args) {
 // own mean and variance, then scaled and shifted elementwise. PyTorch's order:
 // (x * rstd + (-mean * rstd)) * weight + bias.
 inline void run(const op::layer_norm& op, const kernel_args& args) {
-  normalization_detail::check_shapes(op, args);
+  check_unary_kernel_shapes(op, args);
   const tensor& x = args.input(0);
   tensor& y = args.output();
   const std::int64_t width = normalization_detail::product(op.normalized_shape);
@@ -195,7 +177,7 @@ inline void run(const op::layer_norm& op, const kernel_args& args) {
 // torch.nn.GroupNorm: input [N, C, *]; the C/G channels of a group and their spatial values are
 // one contiguous block per sample, normalised together; the affine part is per channel.
 inline void run(const op::group_norm& op, const kernel_args& args) {
-  normalization_detail::check_shapes(op, args);
+  check_unary_kernel_shapes(op, args);
   const tensor& x = args.input(0);
   tensor& y = args.output();
   const std::int64_t batch = x.shape()[0];
@@ -222,7 +204,7 @@ inline void run(const op::group_norm& op, const kernel_args& args) {
 
 // torch.nn.RMSNorm (PyTorch 2.4): x * rsqrt(mean(x², over normalized_shape) + eps) * weight.
 inline void run(const op::rms_norm& op, const kernel_args& args) {
-  normalization_detail::check_shapes(op, args);
+  check_unary_kernel_shapes(op, args);
   const tensor& x = args.input(0);
   tensor& y = args.output();
   const std::int64_t width = normalization_detail::product(op.normalized_shape);
@@ -243,7 +225,7 @@ inline void run(const op::rms_norm& op, const kernel_args& args) {
 // row as PyTorch's vectorised kernel does. A NaN anywhere in a row makes the row NaN; -inf
 // entries (masks) get exactly 0.
 inline void run(const op::softmax& op, const kernel_args& args) {
-  normalization_detail::check_shapes(op, args);
+  check_unary_kernel_shapes(op, args);
   const tensor& x = args.input(0);
   tensor& y = args.output();
   if (x.size() == 0) return;
@@ -287,7 +269,7 @@ inline void run(const op::softmax& op, const kernel_args& args) {
 // count, as PyTorch's CPU mean does (sum, then one division). keepdim changes only the shape,
 // not the order of the results. An empty reduction gives NaN (0 / 0), as in PyTorch.
 inline void run(const op::mean& op, const kernel_args& args) {
-  normalization_detail::check_shapes(op, args);
+  check_unary_kernel_shapes(op, args);
   const tensor& x = args.input(0);
   tensor& y = args.output();
   const shape& s = x.shape();

@@ -68,30 +68,11 @@ struct planes {
   axis w;
 };
 
-// The same guarantee the evaluator gives (output sized by the shape rule), checked once per call
-// so that a direct call cannot index outside a buffer. Called qualified: argument-dependent lookup
-// on kernel_args would also find a same-named function elsewhere in mase::eval.
-// Checks throw directly rather than through require(), which would format its message (and
-// allocate) on every run.
-template <class Op>
-inline void check_shapes(const Op& op, const kernel_args& args) {
-  if (args.inputs.size() != 1 || args.outputs.size() != 1)
-    throw error(fmt::format("node {}: {} takes one input and produces one result, got {} and {}", args.node_name,
-                            Op::name, args.inputs.size(), args.outputs.size()));
-  const shape in = args.input(0).shape();
-  const shape_result expected = op.infer_shapes(std::span<const shape>(&in, 1));
-  if (!expected.ok())
-    throw error(fmt::format("node {}: {} (input shape {})", args.node_name,
-                            expected.error == nullptr ? "" : expected.error, to_string(in)));
-  if (!(expected.shapes[0] == args.output().shape()))
-    throw error(fmt::format("node {}: the result buffer has shape {} but {} of {} gives {}", args.node_name,
-                            to_string(args.output().shape()), Op::name, to_string(in), to_string(expected.shapes[0])));
-}
 
 // The planes and window axes of a max or avg pool over the last `spatial` (1 or 2) dimensions.
 template <class Op>
 inline planes window_planes(const Op& op, const kernel_args& args, int spatial) {
-  pooling_detail::check_shapes(op, args);
+  check_unary_kernel_shapes(op, args);
   const shape& in = args.input(0).shape();
   const shape& out = args.output().shape();
   const dims& stride = op.stride.empty() ? op.kernel_size : op.stride;
@@ -354,7 +335,7 @@ inline void adaptive_avg_pool(std::int64_t count, std::int64_t in_h, std::int64_
 
 template <class Op>
 inline void adaptive_avg_pool(const Op& op, const kernel_args& args, int spatial) {
-  pooling_detail::check_shapes(op, args);
+  check_unary_kernel_shapes(op, args);
   const tensor& x = args.input(0);
   const shape& in = x.shape();
   const std::int64_t in_w = in[in.size() - 1];
