@@ -9,7 +9,7 @@ seconds="${1:-60}"
 cmake -S . -B build/fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DMASE_BUILD_FUZZERS=ON -DMASE_BUILD_BENCHMARKS=OFF -DMASE_BUILD_EXAMPLES=OFF
 mkdir -p build/fuzz/crashes
-for target in parse_format checkpoint; do
+for target in parse_format checkpoint onnx_model; do
   cmake --build build/fuzz --target "fuzz_${target}"
   work="build/fuzz/corpus_${target}"
   mkdir -p "$work"

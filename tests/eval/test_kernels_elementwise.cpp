@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -98,6 +99,8 @@ double gelu_error_scale(float x, float want) { return std::fabs(want) + std::fab
 //   constant, sqrt, pow by the C library in both).
 // - exp: Eigen's is within 1.4 ulp and the C library's within 0.5 (both measured over the
 //   grid, SSE2 and AVX2 builds): 2 ulp.
+// - log: Eigen's is within 1.1 ulp over every 511th positive float, the C library's within 0.5:
+//   2 ulp. (Eigen reads subnormal inputs as the smallest normal; the kernel corrects those.)
 // - sigmoid, silu: 1/(1 + e) adds two roundings on each side to exp's error: 4 ulp.
 // - elu, selu: Eigen's expm1 is within 2.5 ulp, the C library's within 1; one product: 4 ulp.
 // - softplus: log1p(exp(bx))/b is as accurate as exp and log1p (Eigen: 1.4 and 1.7 ulp), plus
@@ -112,6 +115,13 @@ std::vector<unary_case> unary_cases() {
       make_case("neg", op::neg{}, [](float x) { return -x; }, 0),
       make_case("sqrt", op::sqrt{}, [](float x) { return std::sqrt(x); }, 0),
       make_case("exp", op::exp{}, [](float x) { return std::exp(x); }, 2),
+      make_case("abs", op::abs{}, [](float x) { return std::fabs(x); }, 0),
+      make_case("log", op::log{}, [](float x) { return std::log(x); }, 2),
+      make_case("reciprocal", op::reciprocal{}, [](float x) { return 1.0f / x; }, 0),
+      make_case("floor", op::floor{}, [](float x) { return std::floor(x); }, 0),
+      make_case("ceil", op::ceil{}, [](float x) { return std::ceil(x); }, 0),
+      make_case("sign", op::sign{},
+                [](float x) { return static_cast<float>(x > 0.0f) - static_cast<float>(x < 0.0f); }, 0),
       make_case("erf", op::erf{}, [](float x) { return std::erf(x); }, 8),
       make_case("relu", op::relu{}, [](float x) { return std::isnan(x) ? x : x > 0 ? x : 0.0f; }, 0),
       make_case("relu6", op::relu6{}, [](float x) { return std::isnan(x) ? x : std::min(std::max(x, 0.0f), 6.0f); }, 0),
@@ -199,6 +209,9 @@ TEST_CASE("unary kernels propagate NaN and keep the input's shape") {
     CHECK(y.shape() == x.shape());
     if (c.name == "pow(0.000000)") {
       CHECK(y.values()[0] == 1.0f);  // pow(NaN, 0) is 1, in PyTorch and the C library
+    } else if (c.name == "sign") {
+      CHECK(y.values()[0] == 0.0f);  // PyTorch's (0 < x) - (x < 0) is 0 for NaN
+      CHECK(y.values()[4] == 0.0f);
     } else {
       CHECK(std::isnan(y.values()[0]));
       CHECK(std::isnan(y.values()[4]));
@@ -269,11 +282,26 @@ TEST_CASE("scalar_function: the definitions at points known in closed form") {
   CHECK(scalar_function(op::exp{}, 0.0) == 1.0);
   CHECK(scalar_function(op::erf{}, 0.0) == 0.0);
   CHECK(scalar_function(op::tanh{}, 0.0) == 0.0);
+  CHECK(scalar_function(op::abs{}, -2.5) == 2.5);
+  CHECK(scalar_function(op::log{}, std::exp(2.0)) == Approx(2.0).epsilon(1e-15));
+  CHECK(scalar_function(op::log{}, 0.0) == -std::numeric_limits<double>::infinity());
+  CHECK(std::isnan(scalar_function(op::log{}, -1.0)));
+  CHECK(scalar_function(op::reciprocal{}, 4.0) == 0.25);
+  CHECK(scalar_function(op::floor{}, -1.5) == -2.0);
+  CHECK(scalar_function(op::ceil{}, -1.5) == -1.0);
+  CHECK(scalar_function(op::floor{}, 3.0) == 3.0);
+  CHECK(scalar_function(op::sign{}, -0.25) == -1.0);
+  CHECK(scalar_function(op::sign{}, 7.0) == 1.0);
+  CHECK(scalar_function(op::sign{}, -0.0) == 0.0);
+  CHECK(scalar_function(op::sign{}, std::nan("")) == 0.0);
   CHECK(std::isnan(scalar_function(op::relu{}, std::nan(""))));
   CHECK(std::isnan(scalar_function(op::hardtanh{}, std::nan(""))));
 
   static_assert(eval::has_scalar_function<op::relu> && eval::has_scalar_function<op::pow> &&
-                eval::has_scalar_function<op::gelu> && eval::has_scalar_function<op::hardtanh>);
+                eval::has_scalar_function<op::gelu> && eval::has_scalar_function<op::hardtanh> &&
+                eval::has_scalar_function<op::log> && eval::has_scalar_function<op::sign>);
+  // prelu's slopes are parameters, not a function of the element alone.
+  static_assert(!eval::has_scalar_function<op::prelu> && !eval::has_scalar_function<op::maximum>);
   // Not functions of one element, or nothing to tabulate.
   static_assert(!eval::has_scalar_function<op::add> && !eval::has_scalar_function<op::identity> &&
                 !eval::has_scalar_function<op::dropout>);
@@ -378,6 +406,189 @@ TEST_CASE("div is true division with IEEE results for zero divisors") {
   const tensor z = run(op::div{}, {&a, &c});
   CHECK(z.values()[0] == 0.5f);
   CHECK(z.values()[3] == 1.0f);
+}
+
+TEST_CASE("maximum and minimum broadcast as PyTorch does and propagate NaN") {
+  const std::vector<std::pair<shape, shape>> pairs{
+      {{3, 5}, {3, 5}}, {{37}, {37}},         {{4, 7}, {}},          {{}, {4, 7}},       {{5, 9}, {9}},
+      {{5, 9}, {5, 1}}, {{5, 1}, {1, 9}},     {{2, 3, 1, 5}, {3, 4, 1}}, {{6, 1, 1}, {1, 7, 1}}, {{}, {}},
+      {{3, 0}, {1}},
+  };
+  // Selecting an operand is exact: bit for bit.
+  for (const auto& [sa, sb] : pairs) {
+    check_binary(op::maximum{}, [](float p, float q) { return std::max(p, q); }, sa, sb);
+    check_binary(op::minimum{}, [](float p, float q) { return std::min(p, q); }, sa, sb);
+  }
+  // NaN on either side, in the vectorized body (index 20) and the scalar tail (index 36) of a
+  // 37-element pass, and through every broadcast path (one value against a run, both ways).
+  std::vector<float> a_values(37);
+  std::vector<float> b_values(37);
+  for (std::size_t i = 0; i < 37; ++i) {
+    a_values[i] = static_cast<float>(i) - 18.0f;
+    b_values[i] = 18.0f - static_cast<float>(i);
+  }
+  a_values[20] = nan_f;
+  b_values[36] = nan_f;
+  a_values[3] = inf;
+  b_values[4] = -inf;
+  const tensor a({37}, a_values);
+  const tensor b({37}, b_values);
+  const tensor one_nan({}, {nan_f});
+  for (bool is_max : {true, false}) {
+    INFO((is_max ? "maximum" : "minimum"));
+    const auto kernel = [&](const tensor& p, const tensor& q) {
+      return is_max ? run(op::maximum{}, {&p, &q}) : run(op::minimum{}, {&p, &q});
+    };
+    const tensor y = kernel(a, b);
+    for (std::size_t i = 0; i < 37; ++i) {
+      const float p = a_values[i];
+      const float q = b_values[i];
+      if (std::isnan(p) || std::isnan(q)) CHECK(std::isnan(y.values()[i]));
+      else CHECK(y.values()[i] == (is_max ? std::max(p, q) : std::min(p, q)));
+    }
+    for (const tensor& t : {kernel(a, one_nan), kernel(one_nan, a)})
+      CHECK(std::all_of(t.values().begin(), t.values().end(), [](float v) { return std::isnan(v); }));
+    const tensor two({}, {2.0f});
+    const tensor with_scalar = kernel(two, a);
+    CHECK(std::isnan(with_scalar.values()[20]));
+    CHECK(with_scalar.values()[0] == (is_max ? 2.0f : -18.0f));
+    CHECK(std::isnan(kernel(one_nan, two).values()[0]));
+  }
+}
+
+namespace {
+
+// torch.where(c != 0, x, y) for every result element, by explicit multi-index arithmetic.
+tensor where_reference(const tensor& c, const tensor& x, const tensor& y, const shape& out) {
+  tensor result(out);
+  std::vector<std::int64_t> index(static_cast<std::size_t>(out.size()), 0);
+  for (std::int64_t flat = 0; flat < out.numel(); ++flat) {
+    std::int64_t rest = flat;
+    for (int d = out.size() - 1; d >= 0; --d) {
+      index[static_cast<std::size_t>(d)] = rest % out[d];
+      rest /= out[d];
+    }
+    const float condition = c.values()[static_cast<std::size_t>(broadcast_offset(c.shape(), index))];
+    result.values()[static_cast<std::size_t>(flat)] =
+        condition != 0.0f ? x.values()[static_cast<std::size_t>(broadcast_offset(x.shape(), index))]
+                          : y.values()[static_cast<std::size_t>(broadcast_offset(y.shape(), index))];
+  }
+  return result;
+}
+
+// A condition with false entries (0 and -0) and true ones (1, -2.5, NaN), in a pattern that
+// does not repeat with any small period.
+tensor condition_tensor(const shape& s) {
+  const std::array<float, 7> pattern{0.0f, 1.0f, -0.0f, -2.5f, 0.0f, nan_f, 1.0f};
+  tensor t(s);
+  for (std::size_t i = 0; i < t.size(); ++i) t.values()[i] = pattern[(i * 5 + i / 3) % pattern.size()];
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("where broadcasts its three operands and treats any nonzero condition (NaN too) as true") {
+  const std::vector<std::array<shape, 3>> cases{
+      {shape{3, 5}, shape{3, 5}, shape{3, 5}},           // one pass
+      {shape{37}, shape{37}, shape{37}},                 // odd length
+      {shape{}, shape{4, 7}, shape{4, 7}},               // a scalar condition
+      {shape{4, 7}, shape{}, shape{}},                   // scalar values
+      {shape{2, 1, 4}, shape{3, 1}, shape{4}},           // all three broadcast
+      {shape{4, 1}, shape{4, 6}, shape{1, 6}},           // rows and columns
+      {shape{2, 3, 4, 5}, shape{3, 1, 5}, shape{2, 1, 1, 1}},
+      {shape{6, 1, 1}, shape{1, 7, 1}, shape{1, 1, 2}},  // each operand runs along its own dimension
+      {shape{}, shape{}, shape{}},
+      {shape{3, 0}, shape{1}, shape{0}},  // empty
+  };
+  for (const auto& [sc, sx, sy] : cases) {
+    INFO("where of " << to_string(sc) << ", " << to_string(sx) << ", " << to_string(sy));
+    const tensor c = condition_tensor(sc);
+    const tensor x = filled(sx, 1.25f);
+    const tensor y = filled(sy, -2.5f);
+    const tensor result = run(op::where{}, {&c, &x, &y});
+    CHECK(result.identical(where_reference(c, x, y, result.shape())));
+  }
+  const tensor c({4}, {nan_f, -0.0f, 0.0f, 1e-30f});
+  const tensor x({}, {1.0f});
+  const tensor y({}, {2.0f});
+  const tensor z = run(op::where{}, {&c, &x, &y});
+  CHECK(z.values()[0] == 1.0f);
+  CHECK(z.values()[1] == 2.0f);
+  CHECK(z.values()[2] == 2.0f);
+  CHECK(z.values()[3] == 1.0f);
+
+  std::vector<float> scratch;
+  std::vector<tensor> out{tensor({4})};
+  const tensor wrong({3}, {1, 2, 3});
+  const std::vector<const tensor*> bad{&c, &wrong, &y};
+  const eval::kernel_args args{.inputs = bad, .outputs = out, .scratch = &scratch, .node_name = "where_3"};
+  CHECK_THROWS_WITH(eval::float_kernel(op::where{}, args),
+                    Catch::Contains("where_3") && Catch::Contains("do not broadcast"));
+}
+
+namespace {
+
+tensor run_prelu(const op::prelu& op, const tensor& x, const tensor& weight) {
+  ordered_map<tensor> parameters;
+  parameters.insert_or_assign("weight", weight);
+  std::vector<tensor> outputs{tensor(x.shape(), std::vector<float>(x.size(), unwritten))};
+  const std::vector<const tensor*> inputs{&x};
+  std::vector<float> scratch;
+  const eval::kernel_args args{
+      .inputs = inputs, .parameters = &parameters, .outputs = outputs, .scratch = &scratch, .node_name = "prelu_1"};
+  eval::float_kernel(op, args);
+  return std::move(outputs[0]);
+}
+
+// torch.nn.PReLU written out: x if x > 0, else weight[c] * x, c the index along dim 1 (or 0 with
+// a single weight).
+tensor prelu_reference(const tensor& x, const tensor& weight) {
+  tensor y(x.shape());
+  const auto channels = static_cast<std::int64_t>(weight.size());
+  std::int64_t spatial = 1;
+  for (int d = 2; d < x.rank(); ++d) spatial *= x.shape()[d];
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const std::int64_t c = channels == 1 ? 0 : (static_cast<std::int64_t>(i) / spatial) % channels;
+    const float v = x.values()[i];
+    y.values()[i] = v > 0.0f ? v : weight.values()[static_cast<std::size_t>(c)] * v;
+  }
+  return y;
+}
+
+}  // namespace
+
+TEST_CASE("prelu: one slope for every element or one per channel along dim 1") {
+  const tensor one_slope({1}, {0.25f});
+  const tensor slopes({3}, {0.25f, -0.5f, 2.0f});
+  for (const shape& s : {shape{37}, shape{}, shape{4, 5}, shape{2, 3, 4}, shape{2, 3, 2, 5}}) {
+    INFO(to_string(s));
+    const tensor x = filled(s, -3.0f);
+    CHECK(run_prelu(op::prelu{}, x, one_slope).identical(prelu_reference(x, one_slope)));
+  }
+  for (const shape& s : {shape{4, 3}, shape{2, 3, 4}, shape{2, 3, 2, 5}, shape{1, 3, 17}}) {
+    INFO(to_string(s));
+    const tensor x = filled(s, -3.0f);
+    const tensor y = run_prelu(op::prelu{.num_parameters = 3}, x, slopes);
+    CHECK(y.identical(prelu_reference(x, slopes)));
+  }
+  const tensor special({5}, {nan_f, inf, -inf, -0.0f, 0.0f});
+  const tensor y = run_prelu(op::prelu{}, special, one_slope);
+  CHECK(std::isnan(y.values()[0]));
+  CHECK(y.values()[1] == inf);
+  CHECK(y.values()[2] == -inf);
+  CHECK(y.values()[3] == 0.0f);
+  CHECK(y.values()[4] == 0.0f);
+
+  // The channel count must match, a rank-1 input takes one slope only, and the weight must fit.
+  const shape vector_shape{6};
+  CHECK(!op::prelu{.num_parameters = 3}.infer_shapes(std::span<const shape>(&vector_shape, 1)).ok());
+  CHECK(parameters_of(op::prelu{.num_parameters = 3})[0].shape == shape{3});
+  CHECK_THROWS_WITH(run_prelu(op::prelu{.num_parameters = 3}, filled({2, 4, 2}, 1.0f), slopes),
+                    Catch::Contains("prelu_1") && Catch::Contains("channel dimension"));
+  CHECK_THROWS_WITH(run_prelu(op::prelu{.num_parameters = 3}, filled({6}, 1.0f), slopes),
+                    Catch::Contains("prelu_1") && Catch::Contains("no channel dimension"));
+  CHECK_THROWS_WITH(run_prelu(op::prelu{}, filled({2, 3}, 1.0f), slopes),
+                    Catch::Contains("prelu_1") && Catch::Contains("holds 3 values"));
 }
 
 TEST_CASE("element-wise kernels report bad buffers, naming the node") {

@@ -651,3 +651,148 @@ TEST_CASE("products at double match the reference within double rounding") {
   const std::vector<double> want_linear = naive_linear<double>(m, 2, 6, m, 2, nullptr);
   for (std::size_t i = 0; i < 4; ++i) CHECK(product[i] == Approx(want_linear[i]).epsilon(1e-13).margin(1e-13));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Transposed convolutions against the scatter loop that defines them.
+
+namespace {
+
+// F.conv_transpose2d written as its definition: every input pixel (n, c, ih, iw) adds
+// x · w[c, o, kh, kw] to output (n, group·Og + o, ih·stride − padding + kh·dilation, …) for each
+// output channel o of its group and each tap that lands inside the output; then the bias.
+// conv_transpose1d is the case H = kH = 1.
+struct transposed_case {
+  std::int64_t N, C, H, W, O, G, KH, KW, SH, SW, PH, PW, OPH, OPW, DH, DW;
+  std::int64_t out_h() const { return (H - 1) * SH - 2 * PH + DH * (KH - 1) + OPH + 1; }
+  std::int64_t out_w() const { return (W - 1) * SW - 2 * PW + DW * (KW - 1) + OPW + 1; }
+};
+
+std::vector<double> naive_conv_transpose(const transposed_case& t, std::span<const float> x, std::span<const float> w,
+                                         const std::vector<float>* bias) {
+  const std::int64_t Cg = t.C / t.G, Og = t.O / t.G, HO = t.out_h(), WO = t.out_w();
+  std::vector<double> y(static_cast<std::size_t>(t.N * t.O * HO * WO), 0.0);
+  for (std::int64_t n = 0; n < t.N; ++n)
+    for (std::int64_t c = 0; c < t.C; ++c)
+      for (std::int64_t ih = 0; ih < t.H; ++ih)
+        for (std::int64_t iw = 0; iw < t.W; ++iw) {
+          const double value = x[static_cast<std::size_t>(((n * t.C + c) * t.H + ih) * t.W + iw)];
+          const std::int64_t g = c / Cg;
+          for (std::int64_t o = 0; o < Og; ++o)
+            for (std::int64_t kh = 0; kh < t.KH; ++kh)
+              for (std::int64_t kw = 0; kw < t.KW; ++kw) {
+                const std::int64_t oh = ih * t.SH - t.PH + kh * t.DH, ow = iw * t.SW - t.PW + kw * t.DW;
+                if (oh < 0 || oh >= HO || ow < 0 || ow >= WO) continue;
+                y[static_cast<std::size_t>(((n * t.O + g * Og + o) * HO + oh) * WO + ow)] +=
+                    value * w[static_cast<std::size_t>(((c * Og + o) * t.KH + kh) * t.KW + kw)];
+              }
+        }
+  if (bias != nullptr)
+    for (std::size_t i = 0; i < y.size(); ++i)
+      y[i] += (*bias)[static_cast<std::size_t>(static_cast<std::int64_t>(i) / (HO * WO) % t.O)];
+  return y;
+}
+
+template <class Op>
+void check_transposed(const Op& op, const transposed_case& t, const shape& xs, const shape& ws, bool bias,
+                      random_source& random) {
+  kernel_run<Op> k{.op = op};
+  const tensor x = random_tensor(xs, random);
+  k.inputs = {&x};
+  k.parameters.insert_or_assign("weight", random_tensor(ws, random));
+  if (bias) k.parameters.insert_or_assign("bias", random_tensor({t.O}, random));
+  const tensor& weight = k.parameters.at("weight");
+  const std::vector<float> b = bias ? values_of(k.parameters.at("bias")) : std::vector<float>{};
+  const std::vector<float> b_abs = absolute(b);
+  const std::vector<double> want = naive_conv_transpose(t, x.values(), weight.values(), bias ? &b : nullptr);
+  const std::vector<double> magnitude =
+      naive_conv_transpose(t, absolute(x.values()), absolute(weight.values()), bias ? &b_abs : nullptr);
+  const std::int64_t terms = t.C / t.G * t.KH * t.KW;
+  const tensor& y = k.run();
+  REQUIRE(y.shape().numel() == static_cast<std::int64_t>(want.size()));
+  check_close(y, want, magnitude, terms);
+  // A second run reuses the scratch buffer and overwrites the output.
+  const float* scratch_before = k.scratch.data();
+  check_close(k.run(), want, magnitude, terms);
+  CHECK(k.scratch.data() == scratch_before);
+}
+
+}  // namespace
+
+TEST_CASE("conv_transpose2d: the scatter definition over stride, padding, output_padding, dilation, groups") {
+  random_source random{11};
+  int checked = 0;
+  for (const dims& kernel : {dims{1}, dims{3}, dims{2, 3}})
+    for (const dims& stride : {dims{1}, dims{2}, dims{3, 1}})
+      for (const dims& padding : {dims{0}, dims{1}, dims{2, 0}})
+        for (const dims& dilation : {dims{1}, dims{2}, dims{1, 3}})
+          for (std::int64_t groups : {1, 2})
+            for (bool bias : {true, false})
+              for (bool batched : {true, false}) {
+                const auto at = [](const dims& d, int i) { return d[d.size() == 1 ? 0 : i]; };
+                // The largest output_padding PyTorch allows per dimension: below stride or dilation.
+                const std::int64_t oph = std::max(at(stride, 0), at(dilation, 0)) - 1;
+                const std::int64_t opw = std::max(at(stride, 1), at(dilation, 1)) - 1;
+                const transposed_case t{.N = batched ? 2 : 1, .C = 4, .H = 3, .W = 4, .O = 6, .G = groups,
+                                        .KH = at(kernel, 0), .KW = at(kernel, 1), .SH = at(stride, 0),
+                                        .SW = at(stride, 1), .PH = at(padding, 0), .PW = at(padding, 1),
+                                        .OPH = oph, .OPW = opw, .DH = at(dilation, 0), .DW = at(dilation, 1)};
+                if (t.out_h() < 1 || t.out_w() < 1) continue;  // padding crops everything
+                const op::conv_transpose2d op{.in_channels = 4, .out_channels = 6, .kernel_size = kernel,
+                                              .stride = stride, .padding = padding,
+                                              .output_padding = dims{oph, opw}, .groups = groups, .bias = bias,
+                                              .dilation = dilation};
+                INFO("kernel " << to_string(kernel) << " stride " << to_string(stride) << " padding "
+                               << to_string(padding) << " dilation " << to_string(dilation) << " output_padding "
+                               << oph << "," << opw << " groups " << groups << " bias " << bias << " batched "
+                               << batched);
+                const shape xs = batched ? shape{2, 4, 3, 4} : shape{4, 3, 4};
+                check_transposed(op, t, xs, {4, 6 / groups, t.KH, t.KW}, bias, random);
+                ++checked;
+              }
+  CHECK(checked > 500);
+}
+
+TEST_CASE("conv_transpose1d: the scatter definition, and a DCGAN-sized 2-D layer") {
+  random_source random{12};
+  int checked = 0;
+  for (std::int64_t kernel : {1, 4})
+    for (std::int64_t stride : {1, 3})
+      for (std::int64_t padding : {0, 2})
+        for (std::int64_t dilation : {1, 2})
+          for (std::int64_t groups : {1, 3})
+            for (bool bias : {true, false}) {
+              const std::int64_t output_padding = std::max(stride, dilation) - 1;
+              const transposed_case t{.N = 2, .C = 3, .H = 1, .W = 5, .O = 6, .G = groups, .KH = 1, .KW = kernel,
+                                      .SH = 1, .SW = stride, .PH = 0, .PW = padding, .OPH = 0,
+                                      .OPW = output_padding, .DH = 1, .DW = dilation};
+              if (t.out_w() < 1) continue;
+              const op::conv_transpose1d op{.in_channels = 3, .out_channels = 6, .kernel_size = {kernel},
+                                            .stride = {stride}, .padding = {padding},
+                                            .output_padding = {output_padding}, .groups = groups, .bias = bias,
+                                            .dilation = {dilation}};
+              INFO("kernel " << kernel << " stride " << stride << " padding " << padding << " dilation " << dilation
+                             << " groups " << groups << " bias " << bias);
+              check_transposed(op, t, {2, 3, 5}, {3, 6 / groups, kernel}, bias, random);
+              ++checked;
+            }
+  CHECK(checked >= 60);
+
+  // A generator's upsampling layer: 64 → 32 channels, 8×8 → 16×16.
+  const op::conv_transpose2d up{.in_channels = 64, .out_channels = 32, .kernel_size = {4}, .stride = {2},
+                                .padding = {1}};
+  const transposed_case t{.N = 2, .C = 64, .H = 8, .W = 8, .O = 32, .G = 1, .KH = 4, .KW = 4, .SH = 2, .SW = 2,
+                          .PH = 1, .PW = 1, .OPH = 0, .OPW = 0, .DH = 1, .DW = 1};
+  REQUIRE(t.out_h() == 16);
+  check_transposed(up, t, {2, 64, 8, 8}, {64, 32, 4, 4}, true, random);
+}
+
+TEST_CASE("conv_transpose: a missing or misshapen weight names the node") {
+  const op::conv_transpose2d op{.in_channels = 2, .out_channels = 3, .kernel_size = {3}};
+  kernel_run<op::conv_transpose2d> k{.op = op, .name = "up_1"};
+  const tensor x({1, 2, 3, 3});
+  k.inputs = {&x};
+  CHECK_THROWS_WITH(k.run(), Catch::Contains("up_1") && Catch::Contains("weight"));
+  k.parameters.insert_or_assign("weight", tensor({3, 2, 3, 3}));  // conv2d's order, not [in, out/groups, …]
+  k.parameters.insert_or_assign("bias", tensor({3}));
+  CHECK_THROWS_WITH(k.run(), Catch::Contains("up_1") && Catch::Contains("[2, 3, 3, 3]"));
+}

@@ -1,6 +1,7 @@
 // The float kernels of eval/kernels/normalization.hpp (layer_norm, group_norm, rms_norm,
-// batch_norm1d/2d, softmax, mean) against PyTorch's formulas written out below as plain loops in
-// double, on deterministic pseudo-random data.
+// instance_norm, batch_norm1d/2d, softmax, log_softmax, mean, sum, amax, amin) against
+// PyTorch's formulas written out below as plain loops in double, on deterministic pseudo-random
+// data.
 //
 // Tolerances. The kernels compute in float; the references in double are exact to far below
 // float's precision. Each check allows the first-order rounding-error bound of the float
@@ -26,6 +27,7 @@
 #include <new>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using namespace mase;
@@ -647,4 +649,301 @@ TEST_CASE("normalisation kernels reuse their scratch memory from one run to the 
   const float* bn_first = bn_scratch.data();
   run(bn, images, p, &bn_scratch);
   CHECK(bn_scratch.data() == bn_first);
+}
+
+namespace {
+
+// torch.nn.InstanceNorm*d written out: sample n, channel c's spatial values normalised by their
+// own mean and biased variance, then weight[c] and bias[c]. The kernel's arithmetic is group
+// norm's with one channel per group, so normalisation_bound holds with n = the spatial count.
+void check_instance_norm(const op::instance_norm& op, const tensor& x, const ordered_map<tensor>& parameters) {
+  const std::int64_t batch = x.shape()[0];
+  const std::int64_t channels = op.num_features;
+  const std::int64_t spatial = static_cast<std::int64_t>(x.size()) / (batch * channels);
+  std::vector<double> reference(x.size());
+  std::vector<double> bound(x.size());
+  for (std::int64_t n = 0; n < batch; ++n)
+    for (std::int64_t c = 0; c < channels; ++c) {
+      std::vector<double> values;
+      for (std::int64_t i = 0; i < spatial; ++i) values.push_back(at(x, (n * channels + c) * spatial + i));
+      const group_stats s = stats_of(values, op.eps);
+      for (std::int64_t i = 0; i < spatial; ++i) {
+        const auto index = static_cast<std::size_t>((n * channels + c) * spatial + i);
+        const double xv = values[static_cast<std::size_t>(i)];
+        const double z = (xv - s.mean) / s.sigma;
+        const double w = op.affine ? at(parameters.at("weight"), c) : 1.0;
+        const double b = op.affine ? at(parameters.at("bias"), c) : 0.0;
+        reference[index] = z * w + b;
+        bound[index] = normalisation_bound(s, xv, z, w, b, z * w + b);
+      }
+    }
+  check_close(run(op, x, parameters), reference, bound);
+}
+
+}  // namespace
+
+TEST_CASE("instance_norm: each channel of each sample normalised alone, any spatial rank") {
+  SECTION("3-D [N, C, L], with and without the affine part") {
+    check_instance_norm(op::instance_norm{.num_features = 3}, random_tensor({2, 3, 7}, 110), {});
+    check_instance_norm(op::instance_norm{.num_features = 3, .affine = true}, random_tensor({2, 3, 7}, 111),
+                        affine_parameters({3}, 112));
+  }
+  SECTION("4-D [N, C, H, W] and 5-D; a long spatial extent (vectorised statistics)") {
+    check_instance_norm(op::instance_norm{.num_features = 4, .affine = true}, random_tensor({2, 4, 3, 5}, 113),
+                        affine_parameters({4}, 114));
+    check_instance_norm(op::instance_norm{.num_features = 2}, random_tensor({1, 2, 3, 2, 4}, 115), {});
+    check_instance_norm(op::instance_norm{.num_features = 2, .affine = true}, random_tensor({2, 2, 16, 16}, 116),
+                        affine_parameters({2}, 117));
+  }
+  SECTION("offset data (two-pass statistics) and a large eps") {
+    check_instance_norm(op::instance_norm{.num_features = 3, .eps = 0.25, .affine = true},
+                        random_tensor({2, 3, 9}, 118, 499.0, 501.0), affine_parameters({3}, 119));
+  }
+  SECTION("a single spatial value normalises to the bias (PyTorch refuses it; ONNX defines it)") {
+    check_instance_norm(op::instance_norm{.num_features = 2, .affine = true}, tensor({1, 2, 1}, {3.0f, -7.0f}),
+                        affine_parameters({2}, 120));
+  }
+  SECTION("the shape rule: [N, C, *] with C = num_features; weight and bias only when affine") {
+    const shape flat{4, 3};
+    CHECK(!op::instance_norm{.num_features = 3}.infer_shapes(std::span<const shape>(&flat, 1)).ok());
+    const shape other{2, 4, 5};
+    CHECK(!op::instance_norm{.num_features = 3}.infer_shapes(std::span<const shape>(&other, 1)).ok());
+    CHECK(parameters_of(op::instance_norm{.num_features = 3}).empty());
+    CHECK(parameters_of(op::instance_norm{.num_features = 3, .affine = true}).size() == 2);
+    CHECK_THROWS_WITH(run(op::instance_norm{.num_features = 3, .affine = true}, random_tensor({2, 3, 4}, 121),
+                          affine_parameters({2}, 122)),
+                      Catch::Contains("node norm") && Catch::Contains("\"weight\" holds 2 values"));
+  }
+}
+
+namespace {
+
+// torch.log_softmax written out in double: y = (x - max) - log(sum(exp(x - max))) per slice.
+// Bound: the kernel rounds d = x - max (u·|d|); its sum S carries check_softmax's relative error
+// max_eta + (n-1)·u; the log turns that into an absolute error and adds 3u·|log S| (Eigen's
+// vectorised log is within 1.1 ulp); the last subtraction adds u·|y|.
+void check_log_softmax(const op::log_softmax& op, const tensor& x) {
+  const shape& s = x.shape();
+  const int rank = s.size();
+  const int dim = rank == 0 ? 0 : static_cast<int>(op.dim < 0 ? op.dim + rank : op.dim);
+  const std::int64_t length = rank == 0 ? 1 : s[dim];
+  std::int64_t inner = 1;
+  for (int d = dim + 1; d < rank; ++d) inner *= s[d];
+  const std::int64_t outer = static_cast<std::int64_t>(x.size()) / (length * inner);
+  std::vector<double> reference(x.size());
+  std::vector<double> bound(x.size());
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t k = 0; k < inner; ++k) {
+      const auto index = [&](std::int64_t j) { return static_cast<std::size_t>((o * length + j) * inner + k); };
+      const auto value = [&](std::int64_t j) { return at(x, static_cast<std::int64_t>(index(j))); };
+      bool has_nan = false;
+      double max = -std::numeric_limits<double>::infinity();
+      for (std::int64_t j = 0; j < length; ++j) {
+        has_nan = has_nan || std::isnan(value(j));
+        max = std::max(max, value(j));
+      }
+      double sum = 0;
+      double max_eta = 0;
+      for (std::int64_t j = 0; j < length; ++j) {
+        const double shifted = value(j) - max;
+        sum += std::exp(shifted);
+        if (std::isfinite(shifted)) max_eta = std::max(max_eta, (std::abs(shifted) + 4) * u);
+      }
+      const double log_sum = std::log(sum);
+      for (std::int64_t j = 0; j < length; ++j) {
+        const double shifted = value(j) - max;
+        const double y = has_nan ? nan_value : shifted - log_sum;
+        reference[index(j)] = y;
+        bound[index(j)] = u * (std::abs(shifted) + std::abs(y) + 3 * std::abs(log_sum) +
+                               static_cast<double>(length) + 1) +
+                          max_eta;
+      }
+    }
+  check_close(run(op, x), reference, bound);
+}
+
+}  // namespace
+
+TEST_CASE("log_softmax: along any dimension, stable for large values, -inf and NaN as PyTorch") {
+  SECTION("the last dimension and inner dimensions") {
+    check_log_softmax(op::log_softmax{}, random_tensor({3, 7}, 130, -4.0, 4.0));
+    check_log_softmax(op::log_softmax{.dim = 2}, random_tensor({2, 4, 33}, 131, -4.0, 4.0));
+    const tensor x = random_tensor({2, 5, 4}, 132, -4.0, 4.0);
+    for (std::int64_t d : {0, 1, -2, -3}) check_log_softmax(op::log_softmax{.dim = d}, x);
+  }
+  SECTION("a rank-0 tensor and a dimension of size 1 give 0") {
+    CHECK(run(op::log_softmax{}, tensor({}, {3.5f})).values()[0] == 0.0f);
+    const tensor y = run(op::log_softmax{.dim = 1}, random_tensor({3, 1, 2}, 133));
+    CHECK(std::all_of(y.values().begin(), y.values().end(), [](float v) { return v == 0.0f; }));
+  }
+  SECTION("values near 1000, where exp(x) overflows") {
+    check_log_softmax(op::log_softmax{}, random_tensor({4, 9}, 134, 995.0, 1000.0));
+    check_log_softmax(op::log_softmax{.dim = 0}, random_tensor({9, 4}, 135, 995.0, 1000.0));
+  }
+  SECTION("-inf entries stay -inf beside finite ones; a NaN or a row of -inf gives NaN") {
+    constexpr float minus_inf = -std::numeric_limits<float>::infinity();
+    tensor x = random_tensor({3, 6}, 136);
+    x.data()[1] = minus_inf;
+    x.data()[8] = std::numeric_limits<float>::quiet_NaN();
+    for (int i = 12; i < 18; ++i) x.data()[i] = minus_inf;
+    check_log_softmax(op::log_softmax{}, x);
+    const tensor y = run(op::log_softmax{}, x);
+    CHECK(y.data()[1] == minus_inf);
+    CHECK(std::isfinite(y.data()[0]));
+    CHECK(std::isnan(y.data()[6]));   // row 1 holds the NaN
+    CHECK(std::isnan(y.data()[12]));  // row 2 is all -inf, as torch.log_softmax gives
+  }
+  SECTION("exp of log_softmax is softmax") {
+    const tensor x = random_tensor({4, 11}, 137, -6.0, 6.0);
+    const tensor ls = run(op::log_softmax{}, x);
+    const tensor sm = run(op::softmax{}, x);
+    for (std::size_t i = 0; i < x.size(); ++i) CHECK(std::exp(ls.values()[i]) == Approx(sm.values()[i]).epsilon(1e-5));
+  }
+}
+
+namespace {
+
+// A reduction written out: an odometer over the input, each value folded into the output
+// position of its kept coordinates (as check_mean). amax and amin select a value, so they must
+// match exactly; NaN anywhere in a slice makes it NaN. sum: the kernel's float sum of R values
+// in any order is off by at most (R-1)·u·Σ|x|.
+template <class Op>
+void check_reduction(const Op& op, const tensor& x) {
+  const shape& s = x.shape();
+  std::vector<bool> reduced(static_cast<std::size_t>(s.size()), op.dim.empty());
+  if (s.size() > 0)
+    for (std::int64_t d : op.dim) reduced[static_cast<std::size_t>(d < 0 ? d + s.size() : d)] = true;
+  const shape in = s;
+  const shape_result r = op.infer_shapes(std::span<const shape>(&in, 1));
+  REQUIRE(r.ok());
+  const auto out_count = static_cast<std::size_t>(r.shapes[0].numel());
+  constexpr bool is_sum = std::is_same_v<Op, op::sum>;
+  constexpr bool is_max = std::is_same_v<Op, op::amax>;
+  const double start = is_sum ? 0.0 : is_max ? -std::numeric_limits<double>::infinity()
+                                              : std::numeric_limits<double>::infinity();
+  std::vector<double> result(out_count, start);
+  std::vector<double> sum_abs(out_count, 0.0);
+  std::vector<double> count(out_count, 0.0);
+  std::vector<std::int64_t> coordinate(static_cast<std::size_t>(s.size()), 0);
+  for (std::int64_t flat = 0; flat < static_cast<std::int64_t>(x.size()); ++flat) {
+    std::int64_t rest = flat;
+    for (int d = s.size() - 1; d >= 0; --d) {
+      coordinate[static_cast<std::size_t>(d)] = rest % s[d];
+      rest /= s[d];
+    }
+    std::size_t out = 0;
+    for (int d = 0; d < s.size(); ++d)
+      if (!reduced[static_cast<std::size_t>(d)])
+        out = out * static_cast<std::size_t>(s[d]) + static_cast<std::size_t>(coordinate[static_cast<std::size_t>(d)]);
+    const double v = at(x, flat);
+    if (is_sum) result[out] += v;
+    else if (std::isnan(v) || std::isnan(result[out])) result[out] = nan_value;
+    else result[out] = is_max ? std::max(result[out], v) : std::min(result[out], v);
+    sum_abs[out] += std::abs(v);
+    count[out] += 1;
+  }
+  std::vector<double> bound(out_count, 0.0);
+  if (is_sum)
+    for (std::size_t i = 0; i < out_count; ++i) bound[i] = count[i] <= 1 ? 0.0 : (count[i] - 1) * u * sum_abs[i];
+  const tensor y = run(op, x);
+  CHECK(y.shape() == r.shapes[0]);
+  check_close(y, result, bound);
+}
+
+template <class Op>
+void check_reductions_of(const tensor& x) {
+  for (const bool keepdim : {false, true}) {
+    CAPTURE(keepdim);
+    for (const dims& d : {dims{}, dims{0}, dims{1}, dims{2}, dims{-1}, dims{-3}, dims{0, 2}, dims{1, 2}, dims{2, 0},
+                          dims{0, 1}, dims{0, 1, 2}}) {
+      CAPTURE(to_string(d));
+      check_reduction(Op{.dim = d, .keepdim = keepdim}, x);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("sum, amax, amin: any set of dimensions, keepdim, NaN, empty reductions") {
+  SECTION("every set of dimensions of [2, 3, 4] and of a five-dimensional tensor with size-1 dimensions") {
+    const tensor x = random_tensor({2, 3, 4}, 140);
+    check_reductions_of<op::sum>(x);
+    check_reductions_of<op::amax>(x);
+    check_reductions_of<op::amin>(x);
+    const tensor five = random_tensor({2, 1, 3, 1, 5}, 141);
+    check_reduction(op::sum{.dim = {0, 2, 4}}, five);
+    check_reduction(op::amax{.dim = {1, 2}, .keepdim = true}, five);
+    check_reduction(op::amin{.dim = {-1, -5}}, five);
+  }
+  SECTION("long contiguous and strided reductions (vectorised paths)") {
+    const tensor x = random_tensor({3, 67, 9}, 142, -100.0, 100.0);
+    for (const dims& d : {dims{1}, dims{2}, dims{1, 2}, dims{0, 2}}) {
+      check_reduction(op::sum{.dim = d}, x);
+      check_reduction(op::amax{.dim = d}, x);
+      check_reduction(op::amin{.dim = d}, x);
+    }
+  }
+  SECTION("NaN makes its slice NaN in amax and amin, wherever it lies") {
+    tensor x = random_tensor({4, 37}, 143);
+    x.data()[0] = std::numeric_limits<float>::quiet_NaN();       // first of row 0
+    x.data()[37 + 20] = std::numeric_limits<float>::quiet_NaN();  // inside row 1's vector part
+    x.data()[3 * 37 - 1] = std::numeric_limits<float>::quiet_NaN();  // last of row 2 (the scalar tail)
+    for (const dims& d : {dims{0}, dims{1}, dims{}}) {
+      check_reduction(op::amax{.dim = d}, x);
+      check_reduction(op::amin{.dim = d}, x);
+    }
+    const tensor y = run(op::amax{.dim = {1}}, x);
+    CHECK(std::isnan(y.values()[0]));
+    CHECK(std::isnan(y.values()[1]));
+    CHECK(std::isnan(y.values()[2]));
+    CHECK(!std::isnan(y.values()[3]));
+  }
+  SECTION("infinities are values like any other") {
+    const tensor x({2, 3}, {-std::numeric_limits<float>::infinity(), 1.0f, 2.0f, 5.0f,
+                            std::numeric_limits<float>::infinity(), -1.0f});
+    const tensor largest = run(op::amax{.dim = {1}}, x);
+    const tensor smallest = run(op::amin{.dim = {1}}, x);
+    CHECK(largest.values()[0] == 2.0f);
+    CHECK(largest.values()[1] == std::numeric_limits<float>::infinity());
+    CHECK(smallest.values()[0] == -std::numeric_limits<float>::infinity());
+    CHECK(smallest.values()[1] == -1.0f);
+  }
+  SECTION("a rank-0 tensor reduces to itself") {
+    check_reduction(op::sum{}, tensor({}, {2.5f}));
+    check_reduction(op::amax{.dim = {-1}}, tensor({}, {-1.25f}));
+    check_reduction(op::amin{.dim = {0}, .keepdim = true}, tensor({}, {4.0f}));
+  }
+  SECTION("empty tensors: sum gives 0; amax and amin refuse a reduction over no values") {
+    check_reduction(op::sum{.dim = {1}}, tensor({2, 0, 3}));
+    check_reduction(op::sum{}, tensor({0}));
+    check_reduction(op::amax{.dim = {0}}, tensor({2, 0, 3}));  // an empty result is fine
+    const shape empty{2, 0, 3};
+    const shape_result r = op::amax{.dim = {1}}.infer_shapes(std::span<const shape>(&empty, 1));
+    REQUIRE(!r.ok());
+    CHECK(std::string(r.error).find("size 0") != std::string::npos);
+    CHECK(!op::amin{}.infer_shapes(std::span<const shape>(&empty, 1)).ok());
+  }
+  SECTION("the shape rule is mean's: bad and repeated dims are errors naming the op") {
+    const shape x{2, 3};
+    const shape_result out_of_range = op::sum{.dim = {2}}.infer_shapes(std::span<const shape>(&x, 1));
+    CHECK(std::string(out_of_range.error) == "sum: a dim is out of range for the input");
+    const shape_result repeated = op::amin{.dim = {1, -1}}.infer_shapes(std::span<const shape>(&x, 1));
+    CHECK(std::string(repeated.error) == "amin: a dim appears more than once");
+    CHECK(std::string(op::mean{.dim = {0, -2}}.infer_shapes(std::span<const shape>(&x, 1)).error) ==
+          "mean: a dim appears more than once");
+  }
+}
+
+TEST_CASE("log_softmax, instance_norm and the reductions allocate nothing once their scratch memory is sized") {
+  if (!MASE_TEST_COUNTS_ALLOCATIONS) {
+    WARN("allocations are not counted under AddressSanitizer; skipped");
+    return;
+  }
+  CHECK(allocations_in_second_run(op::log_softmax{}, random_tensor({3, 8}, 150)) == 0);
+  CHECK(allocations_in_second_run(op::log_softmax{.dim = 0}, random_tensor({3, 8}, 151)) == 0);
+  CHECK(allocations_in_second_run(op::instance_norm{.num_features = 4, .affine = true}, random_tensor({2, 4, 3}, 152),
+                                  affine_parameters({4}, 153)) == 0);
+  CHECK(allocations_in_second_run(op::sum{.dim = {0, 2}}, random_tensor({3, 4, 5}, 154)) == 0);
+  CHECK(allocations_in_second_run(op::amax{.dim = {1}}, random_tensor({3, 4, 5}, 155)) == 0);
+  CHECK(allocations_in_second_run(op::amin{}, random_tensor({3, 4, 5}, 156)) == 0);
 }

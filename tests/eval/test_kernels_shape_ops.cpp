@@ -362,3 +362,181 @@ TEST_CASE("shape kernels report buffers and inputs that do not fit the op, namin
   CHECK_THROWS_WITH(call(op::reshape{.shape = {}}, {&scalar}, {tensor()}),
                     Catch::Contains("bad_node") && Catch::Contains("holds 0 values"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// pad, tile, expand, index_select.
+
+namespace {
+
+// F.pad along one dimension, built the way the modes are described rather than by the kernel's
+// arithmetic: the input positions the output reads, in order, with -1 for the constant border.
+// Constant: `before` borders, the input, `after` borders; reflect: the mirrored elements (edge
+// not repeated) on both sides; replicate: the edge repeated; circular: copies of the kept part
+// laid side by side. Negative entries then cut from the ends.
+std::vector<std::int64_t> padded_positions(std::int64_t mode, std::int64_t length, std::int64_t before,
+                                           std::int64_t after) {
+  const std::int64_t crop_front = before < 0 ? -before : 0, crop_back = after < 0 ? -after : 0;
+  const std::int64_t grow_front = before > 0 ? before : 0, grow_back = after > 0 ? after : 0;
+  std::vector<std::int64_t> kept;
+  for (std::int64_t i = crop_front; i < length - crop_back; ++i) kept.push_back(i);
+  std::vector<std::int64_t> front, back;
+  if (mode == op::pad::circular_mode) {
+    // Copies of `kept` to the left and right of the middle one; the borders are their ends.
+    std::vector<std::int64_t> left, right;
+    while (static_cast<std::int64_t>(left.size()) < grow_front) left.insert(left.begin(), kept.begin(), kept.end());
+    while (static_cast<std::int64_t>(right.size()) < grow_back) right.insert(right.end(), kept.begin(), kept.end());
+    front.assign(left.end() - grow_front, left.end());
+    back.assign(right.begin(), right.begin() + grow_back);
+  } else {
+    for (std::int64_t k = grow_front; k >= 1; --k)
+      front.push_back(mode == op::pad::constant_mode ? -1 : mode == op::pad::reflect_mode ? k : 0);
+    for (std::int64_t k = 1; k <= grow_back; ++k)
+      back.push_back(mode == op::pad::constant_mode ? -1 : mode == op::pad::reflect_mode ? length - 1 - k : length - 1);
+  }
+  std::vector<std::int64_t> all = front;
+  all.insert(all.end(), kept.begin(), kept.end());
+  all.insert(all.end(), back.begin(), back.end());
+  return all;
+}
+
+void check_pad(const op::pad& p, const tensor& x) {
+  const int rank = x.rank();
+  std::vector<std::vector<std::int64_t>> positions;
+  for (int d = 0; d < rank; ++d) positions.push_back(padded_positions(p.mode, x.shape()[d], p.before(d, rank),
+                                                                      p.after(d, rank)));
+  const tensor y = run1(p, x);
+  for (int d = 0; d < rank; ++d) REQUIRE(y.shape()[d] == static_cast<std::int64_t>(positions[u(d)].size()));
+  for (std::int64_t flat = 0; flat < y.shape().numel(); ++flat) {
+    coords c = unravel(flat, y.shape());
+    bool border = false;
+    for (int d = 0; d < rank; ++d) {
+      c[u(d)] = positions[u(d)][u(c[u(d)])];
+      border = border || c[u(d)] < 0;
+    }
+    const float want = border ? static_cast<float>(p.value) : at(x, c);
+    if (y.values()[u(flat)] != want) {
+      FAIL_CHECK("element " << flat << " is " << y.values()[u(flat)] << ", expected " << want);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("pad: every mode, negative entries, several dimensions (F.pad's layout)") {
+  const tensor x = iota({2, 3, 5, 6}, 1.0f);
+  const dims lists[] = {{},           {1, 2},        {0, 3},           {-1, 2},        {2, -1},
+                        {-2, -3},     {1, 1, 2, 0},  {2, -1, -1, 2},   {1, 0, 0, 1, 1, 1},
+                        {-1, 1, 2, -2, 0, 0, 1, 0}, {5, 5}, {-5, 0}};
+  for (std::int64_t mode = 0; mode <= 3; ++mode)
+    for (const dims& list : lists) {
+      const op::pad p{.pads = list, .mode = mode, .value = -2.5};
+      const shape xs = x.shape();
+      if (!p.infer_shapes(std::span<const shape>(&xs, 1)).ok()) continue;  // reflect {5, 5}: 5 ≥ 5
+      INFO("mode " << op::pad::mode_name(mode) << " pad " << to_string(list));
+      check_pad(p, x);
+    }
+  // The cases PyTorch showed (F.pad on arange(4)): reflect (2, -1) gives 2 1 0 1 2, circular
+  // (2, -1) wraps around the kept 0 1 2, giving 1 2 0 1 2.
+  const tensor row = iota({1, 4});
+  CHECK(run1(op::pad{.pads = {2, -1}, .mode = op::pad::reflect_mode}, row).values()[0] == 2.0f);
+  const tensor wrapped = run1(op::pad{.pads = {2, -1}, .mode = op::pad::circular_mode}, row);
+  CHECK(std::vector<float>(wrapped.values().begin(), wrapped.values().end()) == std::vector<float>{1, 2, 0, 1, 2});
+  const tensor cropped = run1(op::pad{.pads = {-2, -2}}, row);
+  CHECK(cropped.shape() == shape{1, 0});
+  const tensor scalar({}, {4.0f});
+  CHECK(run1(op::pad{}, scalar).identical(scalar));
+  // Circular padding longer than the dimension wraps repeatedly.
+  const tensor many = run1(op::pad{.pads = {5, 6}, .mode = op::pad::circular_mode}, iota({3}));
+  CHECK(std::vector<float>(many.values().begin(), many.values().end()) ==
+        std::vector<float>{1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2});
+}
+
+TEST_CASE("tile: y[c] = x[c mod x's shape], ones prepended to the shorter of dims and shape") {
+  const auto check_tile = [](const dims& reps, const tensor& x) {
+    INFO("dims " << to_string(reps) << " x " << to_string(x.shape()));
+    const tensor y = run1(op::tile{.dims = reps}, x);
+    const int rank = y.rank();
+    check_every_element(y, x, [&](const coords& c) {
+      coords source;
+      for (int d = rank - x.rank(); d < rank; ++d) source.push_back(c[u(d)] % x.shape()[d - (rank - x.rank())]);
+      return source;
+    });
+    return y.shape();
+  };
+  CHECK(check_tile({2, 3}, iota({2, 3})) == shape{4, 9});
+  CHECK(check_tile({2}, iota({2, 3, 2})) == shape{2, 3, 4});
+  CHECK(check_tile({3, 1, 2}, iota({4})) == shape{3, 1, 8});
+  CHECK(check_tile({2, 3, 1, 2}, iota({2, 1, 3})) == shape{2, 6, 1, 6});
+  CHECK(check_tile({1, 1, 1}, iota({3, 2, 2})) == shape{3, 2, 2});
+  CHECK(check_tile({4}, iota({1})) == shape{4});
+  CHECK(check_tile({}, iota({2, 3})) == shape{2, 3});
+  CHECK(check_tile({3, 2}, tensor({}, {5.0f})) == shape{3, 2});
+  CHECK(run1(op::tile{.dims = {0, 2}}, iota({2, 3})).shape() == shape{0, 6});
+}
+
+TEST_CASE("expand: grown dimensions repeat the input, new ones lead") {
+  const auto check_expand = [](const dims& size, const tensor& x) {
+    INFO("size " << to_string(size) << " x " << to_string(x.shape()));
+    const tensor y = run1(op::expand{.size = size}, x);
+    const int added = y.rank() - x.rank();
+    check_every_element(y, x, [&](const coords& c) {
+      coords source;
+      for (int d = 0; d < x.rank(); ++d) source.push_back(x.shape()[d] == 1 ? 0 : c[u(d + added)]);
+      return source;
+    });
+    return y.shape();
+  };
+  CHECK(check_expand({3, 4}, iota({3, 1})) == shape{3, 4});
+  CHECK(check_expand({5, 4}, iota({1, 4})) == shape{5, 4});
+  CHECK(check_expand({2, -1, 3}, iota({1, 3})) == shape{2, 1, 3});
+  CHECK(check_expand({2, 3, 4, 5}, iota({3, 1, 1})) == shape{2, 3, 4, 5});
+  CHECK(check_expand({2, 4, 3, 2}, iota({1, 4, 1, 2})) == shape{2, 4, 3, 2});
+  CHECK(check_expand({2, 3}, tensor({}, {5.0f})) == shape{2, 3});
+  CHECK(check_expand({-1, -1}, iota({2, 3})) == shape{2, 3});
+  CHECK(run1(op::expand{.size = {0, 3}}, iota({1, 3})).shape() == shape{0, 3});
+  // A size the input cannot take is the shape rule's error, reported by the kernel with the node.
+  const tensor x = iota({2, 3});
+  std::vector<tensor> out{tensor({4, 3})};
+  std::vector<float> scratch;
+  const std::vector<const tensor*> in{&x};
+  const eval::kernel_args args{.inputs = in, .outputs = out, .scratch = &scratch, .node_name = "expand_7"};
+  CHECK_THROWS_WITH(eval::float_kernel(op::expand{.size = {4, 3}}, args),
+                    Catch::Contains("expand_7") && Catch::Contains("size 1"));
+}
+
+TEST_CASE("index_select: ONNX Gather's x[..., index[j...], ...], negative indices from the end") {
+  const tensor x = iota({3, 4, 5});
+  const auto check_select = [&](std::int64_t dim, const tensor& index) {
+    INFO("dim " << dim << " index " << to_string(index.shape()));
+    const tensor y = std::move(run(op::index_select{.dim = dim}, {&x, &index})[0]);
+    const int d = static_cast<int>(dim < 0 ? dim + 3 : dim);
+    const int ir = index.rank();
+    check_every_element(y, x, [&](const coords& c) {
+      coords source(c.begin(), c.begin() + d);
+      const coords at_index(c.begin() + d, c.begin() + d + ir);
+      auto i = static_cast<std::int64_t>(at(index, at_index));
+      source.push_back(i < 0 ? i + x.shape()[d] : i);
+      source.insert(source.end(), c.begin() + d + ir, c.end());
+      return source;
+    });
+    return y.shape();
+  };
+  CHECK(check_select(0, tensor({4}, {2, 0, 2, 1})) == shape{4, 4, 5});
+  CHECK(check_select(1, tensor({3}, {3, -1, -4})) == shape{3, 3, 5});
+  CHECK(check_select(-1, tensor({2, 3}, {4, 0, 1, -5, 2, 3})) == shape{3, 4, 2, 3});
+  CHECK(check_select(2, tensor({}, {-2})) == shape{3, 4});
+  CHECK(check_select(1, tensor({0})) == shape{3, 0, 5});
+
+  // Out of range, not an integer, NaN: a mase::error naming the node, the value and the range.
+  std::vector<float> scratch;
+  for (float bad : {4.0f, -5.0f, 0.5f, std::numeric_limits<float>::quiet_NaN(), 1e30f}) {
+    INFO("index value " << bad);
+    const tensor index({3}, {0, bad, 1});
+    std::vector<tensor> out{tensor({3, 3, 5})};
+    const std::vector<const tensor*> in{&x, &index};
+    const eval::kernel_args args{.inputs = in, .outputs = out, .scratch = &scratch, .node_name = "gather_9"};
+    CHECK_THROWS_WITH(eval::float_kernel(op::index_select{.dim = 1}, args),
+                      Catch::Contains("gather_9") && Catch::Contains("[-4, 4)") && Catch::Contains("element 1"));
+  }
+}

@@ -1,5 +1,6 @@
-// Runs a fuzz target over corpus files given on the command line (files or directories), so
-// that the corpus is a regression test with any compiler and under the sanitizers.
+// Runs a fuzz target over corpus files given on the command line (files, or directories read
+// recursively), so that the corpus is a regression test with any compiler and under the
+// sanitizers.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -21,7 +22,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::filesystem::path path(argv[i]);
     if (std::filesystem::is_directory(path)) {
-      for (const auto& entry : std::filesystem::directory_iterator(path))
+      for (const auto& entry : std::filesystem::recursive_directory_iterator(path))
         if (entry.is_regular_file()) run(entry.path());
     } else {
       run(path);

@@ -155,3 +155,28 @@ TEST_CASE("estimate_flops needs common metadata and says which pass provides it"
   const graph g = b.output(y);
   CHECK_THROWS_WITH(estimate_flops(g), Catch::Contains("node fc") && Catch::Contains("add_common_metadata"));
 }
+
+TEST_CASE("transposed convolutions count each input's scatter; pad, tile, expand, index_select move data") {
+  builder b;
+  auto x = b.input("x", {2, 8, 4, 4});
+  // 8 -> 6 channels in 2 groups, 3x3, stride 2: y [2, 6, 9, 9]. Each of the 256 inputs meets
+  // 3 output channels of its group x 9 taps = 27 weights. W [8, 3, 3, 3] = 216, bias 6.
+  auto h = b.add("up", op::conv_transpose2d{.in_channels = 8, .out_channels = 6, .kernel_size = {3}, .stride = {2},
+                                            .groups = 2},
+                 x);
+  h = b.add("pad", op::pad{.pads = {1, 0, 0, 1}}, h);                    // [2, 6, 10, 10]
+  h = b.add("tile", op::tile{.dims = {2}}, h);                           // [2, 6, 10, 20]
+  auto idx = b.input("idx", {3});
+  h = b.add("pick", op::index_select{.dim = 1}, h, idx);                 // [2, 3, 10, 20]
+  auto l = b.input("l", {1, 4, 5});
+  auto e1 = b.add("grow", op::expand{.size = {3, 4, 5}}, l);             // [3, 4, 5]
+  auto c = b.add("up1", op::conv_transpose1d{.in_channels = 4, .out_channels = 2, .kernel_size = {3}, .bias = false},
+                 e1);  // [3, 2, 7]; 60 inputs x 2 channels x 3 taps
+  const flop_estimate e = estimate_flops(with_metadata(b.output(h, c)));
+  CHECK(e.nodes.at("up") == cost(222, 256 * 27, 2 * 256 * 27, 256, 2 * 6 * 81));
+  CHECK(e.nodes.at("pad") == cost(0, 0, 0, 972, 1200));
+  CHECK(e.nodes.at("tile") == cost(0, 0, 0, 1200, 2400));
+  CHECK(e.nodes.at("pick") == cost(0, 0, 0, 2403, 1200));
+  CHECK(e.nodes.at("grow") == cost(0, 0, 0, 20, 60));
+  CHECK(e.nodes.at("up1") == cost(24, 60 * 6, 2 * 60 * 6, 60, 42));
+}

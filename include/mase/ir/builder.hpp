@@ -72,7 +72,7 @@ private:
 
   static bool is_normalisation(std::string_view op) {
     return op == "batch_norm1d" || op == "batch_norm2d" || op == "layer_norm" || op == "group_norm" ||
-           op == "rms_norm";
+           op == "rms_norm" || op == "instance_norm";
   }
 
   void initialise_parameters(node_id id) {
@@ -89,6 +89,8 @@ private:
         for (float& v : t.values()) v = 1.0f;
       } else if (norm || p.role == "running_mean" || p.role == "value") {
         // zeros (a constant's value is set by the caller)
+      } else if (n.op_name() == "prelu") {
+        for (float& v : t.values()) v = 0.25f;  // nn.PReLU's init
       } else if (n.op_name() == "embedding") {
         for (float& v : t.values()) v = uniform(1.7320508f);  // unit variance
       } else {

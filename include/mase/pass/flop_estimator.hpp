@@ -21,25 +21,35 @@
 // | linear                                      | |W|·|x|/x.last            (M)  | 2·computations           (M)  |
 // | conv1d                                      | |y|·k·C_in/groups              | 2·|x|·k·C_in/groups           |
 // | conv2d                                      | |y|·kh·kw·C_in/groups     (M*) | 2·|x|·kh·kw·C_in/groups  (M*) |
+// | conv_transpose1d, conv_transpose2d          | |x|·k…·C_out/groups            | 2·computations                |
 // | batch_norm1d, batch_norm2d                  | 4·|x|                     (M)  | 4·|x|                    (M)  |
 // | layer_norm, group_norm                      | 5·|x|                     (M)  | 5·|x|                    (M)  |
+// | instance_norm                               | 5·|x|                          | 5·|x|                         |
 // | rms_norm (square, sum, scale, gain)         | 4·|x|                          | 4·|x|                         |
 // | relu, relu6                                 | |x|                       (M)  | |x|                      (M)  |
 // | other activations, neg, exp, sqrt, erf, pow | |x|                            | |x|                           |
+// | abs, log, reciprocal, floor, ceil, sign     | |x|                            | |x|                           |
 // | softmax (exp, sum, divide)                  | 3·|x|                          | 3·|x|                         |
+// | log_softmax (exp, sum, subtract)            | 3·|x|                          | 3·|x|                         |
 // | max_pool1d/2d, avg_pool1d/2d                | |y|·window (k or kh·kw)   (M)  | |x|·window               (M)  |
 // | adaptive_avg_pool1d/2d                      | |x|                       (M)  | |x|                      (M)  |
 // | add, sub, mul, div                          | |y|                       (M*) | |y|                      (M*) |
+// | maximum, minimum, where                     | |y|                            | |y|                           |
 // | mean                                        | |x|                            | |x|                           |
+// | sum, amax, amin                             | |x|                            | |x|                           |
 // | matmul, bmm                                 | |y|·K (K = x.last)             | 2·computations                |
 // | scaled_dot_product_attention                | (|y|/Ev)·S·(E + Ev + 4)        | 2·computations                |
 // | dropout, identity                           | 0                         (M)  | 0                        (M)  |
 // | embedding and the other data movement ops   | 0                              | 0                             |
 // |   (getitem, flatten, reshape, view, permute, transpose, squeeze, unsqueeze, cat, split, slice, gather)     |
+// |   (pad, tile, expand, index_select)                                                                          |
 //
 // (M): MASE's rule. (M*): MASE's rule, which ignores groups (= the rule for groups = 1) and counts
 // add by its first input (= |y| without broadcasting). Attention: q [.., L, E], k [.., S, E],
 // v [.., S, Ev]; scores L·S·E, scale L·S, softmax 3·L·S, weighted sum L·S·Ev per batch.
+// Transposed convolution: each input element is multiplied by the C_out/groups·k… weights it
+// scatters (those that padding crops away included); the backward pass (input and weight
+// gradients) is two products of the same size.
 //
 // Where this differs from MASE's code, on purpose:
 // - MASE indexes `in_data[0]` / `out_data[0]` of the module's batched input tensor, i.e. the first
@@ -169,16 +179,22 @@ op_cost op_flops(const Op& op, const flop_shapes& s) {
       const std::int64_t window =
           per_dim(op.kernel_size, 0) * per_dim(op.kernel_size, 1) * (op.in_channels / op.groups);
       set(y * window, 2 * x * window);
+    } else if constexpr (is_one_of<Op, op::conv_transpose1d, op::conv_transpose2d>) {
+      std::int64_t window = op.out_channels / op.groups;
+      for (int i = 0; i < (std::is_same_v<Op, op::conv_transpose1d> ? 1 : 2); ++i) window *= per_dim(op.kernel_size, i);
+      set(x * window, 2 * x * window);
     } else if constexpr (is_one_of<Op, op::batch_norm1d, op::batch_norm2d, op::rms_norm>) {
       set(4 * x, 4 * x);
-    } else if constexpr (is_one_of<Op, op::layer_norm, op::group_norm>) {
+    } else if constexpr (is_one_of<Op, op::layer_norm, op::group_norm, op::instance_norm>) {
       set(5 * x, 5 * x);
     } else if constexpr (is_one_of<Op, op::relu, op::relu6, op::leaky_relu, op::gelu, op::silu, op::sigmoid, op::tanh,
                                    op::elu, op::selu, op::softplus, op::softsign, op::hardswish, op::hardsigmoid,
                                    op::hardtanh, op::neg, op::exp, op::sqrt, op::erf, op::pow, op::mean,
+                                   op::prelu, op::abs, op::log, op::reciprocal, op::floor, op::ceil, op::sign,
+                                   op::sum, op::amax, op::amin,
                                    op::adaptive_avg_pool1d, op::adaptive_avg_pool2d>) {
       set(x, x);
-    } else if constexpr (std::is_same_v<Op, op::softmax>) {
+    } else if constexpr (is_one_of<Op, op::softmax, op::log_softmax>) {
       set(3 * x, 3 * x);
     } else if constexpr (is_one_of<Op, op::max_pool1d, op::avg_pool1d>) {
       const std::int64_t window = per_dim(op.kernel_size, 0);
@@ -186,7 +202,7 @@ op_cost op_flops(const Op& op, const flop_shapes& s) {
     } else if constexpr (is_one_of<Op, op::max_pool2d, op::avg_pool2d>) {
       const std::int64_t window = per_dim(op.kernel_size, 0) * per_dim(op.kernel_size, 1);
       set(y * window, x * window);
-    } else if constexpr (is_one_of<Op, op::add, op::sub, op::mul, op::div>) {
+    } else if constexpr (is_one_of<Op, op::add, op::sub, op::mul, op::div, op::maximum, op::minimum, op::where>) {
       set(y, y);
     } else if constexpr (is_one_of<Op, op::matmul, op::bmm>) {
       const std::int64_t forward = y * s.in[0].back();
@@ -204,7 +220,7 @@ op_cost op_flops(const Op& op, const flop_shapes& s) {
       cost.input_buffer_size = cost.output_buffer_size;
     } else if constexpr (is_one_of<Op, op::dropout, op::identity, op::embedding, op::flatten, op::reshape, op::view,
                                    op::permute, op::transpose, op::squeeze, op::unsqueeze, op::cat, op::split,
-                                   op::slice, op::gather>) {
+                                   op::slice, op::gather, op::pad, op::tile, op::expand, op::index_select>) {
       // data movement: no arithmetic
     } else {
       static_assert(dependent_false<Op>, "estimate_flops: add a rule for this op to flop_estimator.hpp");

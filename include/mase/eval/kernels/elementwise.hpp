@@ -20,7 +20,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <span>
 #include <string_view>
+#include <type_traits>
 
 #include <Eigen/Core>
 #include <unsupported/Eigen/SpecialFunctions>  // Array::erf (vectorized for float)
@@ -214,6 +217,64 @@ void binary(const kernel_args& args, std::string_view op_name, F f) {
     });
 }
 
+// Applies an Eigen binary functor to what binary() passes (arrays or floats on either side); a
+// float beside an array becomes a constant array, so the packet path still runs.
+template <class Functor, class P, class Q>
+auto apply_functor(const P& p, const Q& q) {
+  constexpr bool p_scalar = std::is_same_v<P, float>;
+  constexpr bool q_scalar = std::is_same_v<Q, float>;
+  if constexpr (p_scalar && q_scalar) return Functor{}(p, q);
+  else if constexpr (p_scalar) return Eigen::ArrayXf::Constant(q.size(), p).binaryExpr(q, Functor{});
+  else if constexpr (q_scalar) return p.binaryExpr(Eigen::ArrayXf::Constant(p.size(), q), Functor{});
+  else return p.binaryExpr(q, Functor{});
+}
+// torch.maximum / minimum give NaN when either operand is NaN; Eigen's default max and min
+// return one of the operands.
+using nan_propagating_max = Eigen::internal::scalar_max_op<float, float, Eigen::PropagateNaN>;
+using nan_propagating_min = Eigen::internal::scalar_min_op<float, float, Eigen::PropagateNaN>;
+
+// torch.where's three operands as loops over the result, the way broadcast_loops does for two:
+// size-1 dimensions dropped, adjacent dimensions every operand walks contiguously merged, so the
+// innermost loop reads each operand contiguously or as one repeated value.
+struct where_loops {
+  int rank = 0;
+  std::array<std::int64_t, shape::max_rank> size{};
+  std::array<std::array<std::int64_t, shape::max_rank>, 3> stride{};
+};
+
+inline where_loops plan_where(const std::array<const shape*, 3>& operands, const shape& out) {
+  std::array<std::array<std::int64_t, shape::max_rank>, 3> full{};
+  for (std::size_t k = 0; k < 3; ++k) {
+    const shape& s = *operands[k];
+    std::int64_t step = 1;
+    for (int i = out.size() - 1; i >= 0; --i) {
+      const int j = s.size() - out.size() + i;
+      const std::int64_t extent = j >= 0 ? s[j] : 1;
+      full[k][static_cast<std::size_t>(i)] = extent == 1 ? 0 : step;
+      step *= extent;
+    }
+  }
+  where_loops plan;
+  for (int i = 0; i < out.size(); ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    if (out[i] == 1) continue;
+    if (plan.rank > 0) {
+      const auto last = static_cast<std::size_t>(plan.rank - 1);
+      bool mergeable = true;
+      for (std::size_t k = 0; k < 3; ++k) mergeable = mergeable && plan.stride[k][last] == full[k][u] * out[i];
+      if (mergeable) {
+        plan.size[last] *= out[i];
+        for (std::size_t k = 0; k < 3; ++k) plan.stride[k][last] = full[k][u];
+        continue;
+      }
+    }
+    const auto next = static_cast<std::size_t>(plan.rank++);
+    plan.size[next] = out[i];
+    for (std::size_t k = 0; k < 3; ++k) plan.stride[k][next] = full[k][u];
+  }
+  return plan;
+}
+
 }  // namespace elementwise_detail
 
 // ---------------------------------------------------------------------------------------------
@@ -234,6 +295,84 @@ void float_kernel(const op::mul&, const Args& args) {
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::div&, const Args& args) {
   elementwise_detail::binary(args, op::div::name, [](const auto& p, const auto& q) { return p / q; });
+}
+
+// torch.maximum, torch.minimum: broadcasting, NaN when either operand is NaN.
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::maximum&, const Args& args) {
+  elementwise_detail::binary(args, op::maximum::name, [](const auto& p, const auto& q) {
+    return elementwise_detail::apply_functor<elementwise_detail::nan_propagating_max>(p, q);
+  });
+}
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::minimum&, const Args& args) {
+  elementwise_detail::binary(args, op::minimum::name, [](const auto& p, const auto& q) {
+    return elementwise_detail::apply_functor<elementwise_detail::nan_propagating_min>(p, q);
+  });
+}
+
+// torch.where(condition, x, y) with the three broadcast together; a nonzero condition (NaN
+// included) selects x.
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::where& op, const Args& args) {
+  using namespace elementwise_detail;
+  if (args.inputs.size() != 3 || args.outputs.size() != 1)
+    throw error(fmt::format("node {}: where takes 3 inputs (condition, x, y) and gives 1 result, but the kernel got {} "
+                            "inputs and {} outputs",
+                            args.node_name, args.inputs.size(), args.outputs.size()));
+  const tensor& c = args.input(0);
+  const tensor& x = args.input(1);
+  const tensor& y = args.input(2);
+  tensor& out = args.output(0);
+  const std::array<shape, 3> shapes{c.shape(), x.shape(), y.shape()};
+  const shape_result expected = op.infer_shapes(shapes);
+  if (!expected.ok())
+    throw error(fmt::format("node {}: where: the shapes {}, {} and {} of condition, x and y do not broadcast",
+                            args.node_name, to_string(c.shape()), to_string(x.shape()), to_string(y.shape())));
+  if (!(expected.shapes[0] == out.shape()))
+    throw error(fmt::format("node {}: where of shapes {}, {} and {} gives shape {}, but the output buffer has shape {}",
+                            args.node_name, to_string(c.shape()), to_string(x.shape()), to_string(y.shape()),
+                            to_string(expected.shapes[0]), to_string(out.shape())));
+  check_storage(c, args, op::where::name, "condition");
+  check_storage(x, args, op::where::name, "x");
+  check_storage(y, args, op::where::name, "y");
+  check_storage(out, args, op::where::name, "output");
+  if (out.size() == 0) return;
+  const float* pc = c.data();
+  const float* px = x.data();
+  const float* py = y.data();
+  float* po = out.data();
+  const where_loops plan = plan_where({&shapes[0], &shapes[1], &shapes[2]}, out.shape());
+  if (plan.rank == 0) {  // every operand holds one value
+    po[0] = pc[0] != 0.0f ? px[0] : py[0];
+    return;
+  }
+  const auto inner = static_cast<std::size_t>(plan.rank - 1);
+  const std::int64_t n = plan.size[inner];
+  const std::int64_t sc = plan.stride[0][inner];
+  const std::int64_t sx = plan.stride[1][inner];
+  const std::int64_t sy = plan.stride[2][inner];
+  std::int64_t runs = 1;
+  for (std::size_t d = 0; d < inner; ++d) runs *= plan.size[d];
+  std::array<std::int64_t, shape::max_rank> counter{};
+  std::array<std::int64_t, 3> offset{};
+  for (std::int64_t r = 0; r < runs; ++r, po += n) {
+    const float* rc = pc + offset[0];
+    const float* rx = px + offset[1];
+    const float* ry = py + offset[2];
+    if (sc == 1 && sx == 1 && sy == 1)  // the common case, which the compiler turns into vector blends
+      for (std::int64_t i = 0; i < n; ++i) po[i] = rc[i] != 0.0f ? rx[i] : ry[i];
+    else
+      for (std::int64_t i = 0; i < n; ++i) po[i] = rc[i * sc] != 0.0f ? rx[i * sx] : ry[i * sy];
+    // Advance the odometer over the outer loops.
+    for (int d = static_cast<int>(inner) - 1; d >= 0; --d) {
+      const auto u = static_cast<std::size_t>(d);
+      for (std::size_t k = 0; k < 3; ++k) offset[k] += plan.stride[k][u];
+      if (++counter[u] < plan.size[u]) break;
+      for (std::size_t k = 0; k < 3; ++k) offset[k] -= plan.stride[k][u] * plan.size[u];
+      counter[u] = 0;
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -291,6 +430,54 @@ void float_kernel(const op::exp&, const Args& args) {
   y = x.exp();
 }
 
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::abs&, const Args& args) {
+  auto [x, y] = elementwise_detail::unary(args, op::abs::name);
+  y = x.abs();
+}
+
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::log&, const Args& args) {
+  auto [x, y] = elementwise_detail::unary(args, op::log::name);
+  y = x.log();
+  // Eigen's vectorized log reads a subnormal input as the smallest normal float (log 2⁻¹²⁶
+  // instead of down to log 2⁻¹⁴⁹); PyTorch's is exact there. Those inputs take the C library's.
+  const float* in = x.data();
+  float* out = y.data();
+  for (Eigen::Index i = 0; i < x.size(); ++i)
+    if (in[i] > 0.0f && in[i] < std::numeric_limits<float>::min()) out[i] = std::log(in[i]);
+}
+
+// 1 / x, one correctly rounded division, as PyTorch computes it.
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::reciprocal&, const Args& args) {
+  auto [x, y] = elementwise_detail::unary(args, op::reciprocal::name);
+  y = x.inverse();
+}
+
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::floor&, const Args& args) {
+  auto [x, y] = elementwise_detail::unary(args, op::floor::name);
+  y = x.floor();
+}
+
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::ceil&, const Args& args) {
+  auto [x, y] = elementwise_detail::unary(args, op::ceil::name);
+  y = x.ceil();
+}
+
+// PyTorch's (0 < x) - (x < 0): ±0 and NaN give +0. A plain loop of comparisons, which the
+// compiler vectorizes.
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::sign&, const Args& args) {
+  auto [x, y] = elementwise_detail::unary(args, op::sign::name);
+  const float* in = x.data();
+  float* out = y.data();
+  for (Eigen::Index i = 0; i < x.size(); ++i)
+    out[i] = static_cast<float>(in[i] > 0.0f) - static_cast<float>(in[i] < 0.0f);
+}
+
 // max(x, 0) keeps a NaN (Eigen's max returns its left operand when either is NaN), as
 // torch.relu does.
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
@@ -310,6 +497,40 @@ void float_kernel(const op::leaky_relu& op, const Args& args) {
   auto [x, y] = elementwise_detail::unary(args, op::leaky_relu::name);
   const auto slope = static_cast<float>(op.negative_slope);
   y = x.max(0.0f) + x.min(0.0f) * slope;
+}
+
+// torch.nn.PReLU: leaky_relu with a learned slope, one for all elements or one per channel
+// (dim 1 of [N, C, *], each channel's values contiguous per sample).
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::prelu& op, const Args& args) {
+  auto [x, y] = elementwise_detail::unary(args, op::prelu::name);
+  const shape& s = args.input(0).shape();
+  const std::int64_t channels = op.num_parameters;
+  const shape_result fits = op.infer_shapes(std::span<const shape>(&s, 1));
+  if (!fits.ok())
+    throw error(fmt::format("node {}: {} (input shape {}, num_parameters {})", args.node_name, fits.error,
+                            to_string(s), channels));
+  const tensor& weight = args.parameter("weight");
+  if (static_cast<std::int64_t>(weight.size()) != channels)
+    throw error(fmt::format("node {}: parameter \"weight\" holds {} values but prelu has num_parameters {}; set one "
+                            "of shape [{}]",
+                            args.node_name, weight.size(), channels, channels));
+  const float* w = weight.data();
+  if (channels == 1) {
+    y = x.max(0.0f) + x.min(0.0f) * w[0];
+    return;
+  }
+  if (x.size() == 0) return;
+  const std::int64_t batch = s[0];
+  const std::int64_t spatial = x.size() / (batch * channels);
+  using in_map = Eigen::Map<const Eigen::ArrayXf>;
+  using out_map = Eigen::Map<Eigen::ArrayXf>;
+  for (std::int64_t n = 0; n < batch; ++n)
+    for (std::int64_t c = 0; c < channels; ++c) {
+      const std::int64_t offset = (n * channels + c) * spatial;
+      const in_map in(x.data() + offset, spatial);
+      out_map(y.data() + offset, spatial) = in.max(0.0f) + in.min(0.0f) * w[c];
+    }
 }
 
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
@@ -416,13 +637,24 @@ void float_kernel(const op::identity&, const Args& args) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The exact scalar definitions (PyTorch documentation), in double. NaN propagates through each.
+// The exact scalar definitions (PyTorch documentation), in double. NaN propagates through each
+// but sign.
 
 inline double scalar_function(const op::pow& op, double x) { return std::pow(x, op.exponent); }
 inline double scalar_function(const op::sqrt&, double x) { return std::sqrt(x); }
 inline double scalar_function(const op::erf&, double x) { return std::erf(x); }
 inline double scalar_function(const op::neg&, double x) { return -x; }
 inline double scalar_function(const op::exp&, double x) { return std::exp(x); }
+inline double scalar_function(const op::abs&, double x) { return std::fabs(x); }
+inline double scalar_function(const op::log&, double x) { return std::log(x); }
+inline double scalar_function(const op::reciprocal&, double x) { return 1.0 / x; }
+inline double scalar_function(const op::floor&, double x) { return std::floor(x); }
+inline double scalar_function(const op::ceil&, double x) { return std::ceil(x); }
+// sign(x) = (0 < x) - (x < 0), PyTorch's definition: 0 for NaN (the one function here that does
+// not propagate NaN, as in PyTorch).
+inline double scalar_function(const op::sign&, double x) {
+  return static_cast<double>(x > 0.0) - static_cast<double>(x < 0.0);
+}
 // ReLU(x) = max(0, x)
 inline double scalar_function(const op::relu&, double x) { return x < 0.0 ? 0.0 : x; }
 // ReLU6(x) = min(max(0, x), 6)

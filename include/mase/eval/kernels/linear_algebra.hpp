@@ -1,6 +1,6 @@
 #pragma once
-// Float kernels of the linear-algebra ops: linear, matmul, bmm, conv1d, conv2d,
-// scaled_dot_product_attention and embedding.
+// Float kernels of the linear-algebra ops: linear, matmul, bmm, conv1d, conv2d, conv_transpose1d,
+// conv_transpose2d, scaled_dot_product_attention and embedding.
 //
 // The products underneath (linear_product, matmul_product, conv1d_product, conv2d_product) are
 // templates over the scalar type: the float kernels use them at T = float and the bit-exact
@@ -18,6 +18,8 @@
 #include <mase/ir/op/bmm.hpp>
 #include <mase/ir/op/conv1d.hpp>
 #include <mase/ir/op/conv2d.hpp>
+#include <mase/ir/op/conv_transpose1d.hpp>
+#include <mase/ir/op/conv_transpose2d.hpp>
 #include <mase/ir/op/embedding.hpp>
 #include <mase/ir/op/linear.hpp>
 #include <mase/ir/op/matmul.hpp>
@@ -600,6 +602,150 @@ void float_kernel(const op::conv1d& op, const Args& args) {
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::conv2d& op, const Args& args) {
   linear_algebra_detail::float_convolution(op, args);
+}
+
+namespace linear_algebra_detail {
+
+// A transposed convolution's sizes, the 1-D case as 2-D with height 1.
+struct transposed_geometry {
+  Index batch = 1, in_channels = 0, in_h = 1, in_w = 0, out_channels = 0, out_h = 1, out_w = 0, groups = 1;
+  Index kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0, dilation_h = 1, dilation_w = 1;
+
+  Index group_in() const noexcept { return in_channels / groups; }
+  Index group_out() const noexcept { return out_channels / groups; }
+  Index taps() const noexcept { return kernel_h * kernel_w; }
+  Index in_pixels() const noexcept { return in_h * in_w; }
+  Index out_pixels() const noexcept { return out_h * out_w; }
+  // The columns of one group and image: [group_out · taps, in_pixels].
+  std::size_t columns_size() const noexcept { return static_cast<std::size_t>(group_out() * taps() * in_pixels()); }
+};
+
+inline transposed_geometry geometry(const op::conv_transpose1d& op, const shape& x, const shape& y) {
+  transposed_geometry g;
+  g.batch = x.size() == 3 ? x[0] : 1;
+  g.in_channels = op.in_channels;
+  g.in_w = x.back();
+  g.out_channels = op.out_channels;
+  g.out_w = y.back();
+  g.groups = op.groups;
+  g.kernel_w = shape_rules::per_dim(op.kernel_size, 0);
+  g.stride_w = shape_rules::per_dim(op.stride, 0);
+  g.pad_w = shape_rules::per_dim(op.padding, 0);
+  g.dilation_w = shape_rules::per_dim(op.dilation, 0);
+  return g;
+}
+
+inline transposed_geometry geometry(const op::conv_transpose2d& op, const shape& x, const shape& y) {
+  transposed_geometry g;
+  g.batch = x.size() == 4 ? x[0] : 1;
+  g.in_channels = op.in_channels;
+  g.in_h = x.at(-2);
+  g.in_w = x.at(-1);
+  g.out_channels = op.out_channels;
+  g.out_h = y.at(-2);
+  g.out_w = y.at(-1);
+  g.groups = op.groups;
+  g.kernel_h = shape_rules::per_dim(op.kernel_size, 0);
+  g.kernel_w = shape_rules::per_dim(op.kernel_size, 1);
+  g.stride_h = shape_rules::per_dim(op.stride, 0);
+  g.stride_w = shape_rules::per_dim(op.stride, 1);
+  g.pad_h = shape_rules::per_dim(op.padding, 0);
+  g.pad_w = shape_rules::per_dim(op.padding, 1);
+  g.dilation_h = shape_rules::per_dim(op.dilation, 0);
+  g.dilation_w = shape_rules::per_dim(op.dilation, 1);
+  return g;
+}
+
+// The input positions i in [0, in) whose output position i·stride + offset lies in [0, out):
+// [first, last).
+struct input_range {
+  Index first;
+  Index last;
+};
+inline input_range reaching(Index in, Index out, Index stride, Index offset) noexcept {
+  const Index first = offset >= 0 ? 0 : (-offset + stride - 1) / stride;
+  if (out - 1 - offset < 0) return {first, first};
+  return {first, std::max(first, std::min(in, (out - 1 - offset) / stride + 1))};
+}
+
+// y = conv_transpose(x, w) + bias, PyTorch's way: per image and group one GEMM gives every
+// input pixel's contribution to each (output channel, tap), columns = W_gᵀ · X_g with
+// W_g [group_in, group_out · taps] and X_g [group_in, in_pixels]; col2im then adds each column
+// row into the output at the positions its tap reaches, and the bias comes last. With stride 1
+// along W the innermost addition runs over contiguous memory both sides and vectorises.
+// `columns` holds columns_size() elements.
+template <class T>
+void transposed_convolve(const transposed_geometry& g, const T* x, const T* w, const T* bias, T* y, T* columns) {
+  const Index group_in = g.group_in(), group_out = g.group_out(), taps = g.taps();
+  const Index in_pixels = g.in_pixels(), out_pixels = g.out_pixels();
+  matrix_view<T> cols(columns, group_out * taps, in_pixels);
+  for (Index n = 0; n < g.batch; ++n) {
+    for (Index group = 0; group < g.groups; ++group) {
+      const const_matrix_view<T> weights(w + group * group_in * group_out * taps, group_in, group_out * taps);
+      const const_matrix_view<T> image(x + (n * g.in_channels + group * group_in) * in_pixels, group_in, in_pixels);
+      cols.noalias() = weights.transpose() * image;
+      for (Index o = 0; o < group_out; ++o) {
+        const Index channel = group * group_out + o;
+        T* out = y + (n * g.out_channels + channel) * out_pixels;
+        std::fill(out, out + out_pixels, T(0));
+        for (Index kh = 0; kh < g.kernel_h; ++kh) {
+          const Index offset_h = kh * g.dilation_h - g.pad_h;
+          const input_range rows = reaching(g.in_h, g.out_h, g.stride_h, offset_h);
+          for (Index kw = 0; kw < g.kernel_w; ++kw) {
+            const Index offset_w = kw * g.dilation_w - g.pad_w;
+            const input_range cols_in = reaching(g.in_w, g.out_w, g.stride_w, offset_w);
+            const Index count = cols_in.last - cols_in.first;
+            if (count <= 0) continue;
+            const T* tap = columns + ((o * g.kernel_h + kh) * g.kernel_w + kw) * in_pixels;
+            for (Index ih = rows.first; ih < rows.last; ++ih) {
+              const T* from = tap + ih * g.in_w + cols_in.first;
+              T* to = out + (ih * g.stride_h + offset_h) * g.out_w + cols_in.first * g.stride_w + offset_w;
+              if (g.stride_w == 1) {
+                for (Index j = 0; j < count; ++j) to[j] += from[j];
+              } else {
+                for (Index j = 0; j < count; ++j) to[j * g.stride_w] += from[j];
+              }
+            }
+          }
+        }
+        if (bias != nullptr) {
+          const T b = bias[channel];
+          for (Index p = 0; p < out_pixels; ++p) out[p] += b;
+        }
+      }
+    }
+  }
+}
+
+template <class Op>
+void float_transposed_convolution(const Op& op, const kernel_args& args) {
+  check_unary_kernel_shapes(op, args);
+  const tensor& x = args.input(0);
+  tensor& y = args.output();
+  const transposed_geometry g = geometry(op, x.shape(), y.shape());
+  const tensor& weight = args.parameter("weight");
+  const tensor* bias = op.bias ? &args.parameter("bias") : nullptr;
+  // The graph checks parameter shapes when they are set; a direct call is checked here, once.
+  const parameter_list expected = op.parameters();
+  if (!(weight.shape() == expected[0].shape) || (bias != nullptr && !(bias->shape() == expected[1].shape)))
+    throw error(fmt::format("node {}: {} needs weight {} and bias {}, got {} and {}", args.node_name, Op::name,
+                            to_string(expected[0].shape), op.bias ? to_string(expected[1].shape) : "none",
+                            to_string(weight.shape()), bias != nullptr ? to_string(bias->shape()) : "none"));
+  transposed_convolve<float>(g, x.data(), weight.data(), bias ? bias->data() : nullptr, y.data(),
+                             args.scratch_buffer(g.columns_size()).data());
+}
+
+}  // namespace linear_algebra_detail
+
+// F.conv_transpose1d / F.conv_transpose2d (see transposed_convolve above).
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::conv_transpose1d& op, const Args& args) {
+  linear_algebra_detail::float_transposed_convolution(op, args);
+}
+
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::conv_transpose2d& op, const Args& args) {
+  linear_algebra_detail::float_transposed_convolution(op, args);
 }
 
 // F.scaled_dot_product_attention(q, k, v, is_causal=…, scale=…) at inference (dropout_p is not

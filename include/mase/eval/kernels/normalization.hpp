@@ -1,6 +1,7 @@
 #pragma once
-// Float kernels of the normalisations (layer_norm, group_norm, rms_norm, batch_norm1d/2d), softmax
-// and mean, with PyTorch's CPU semantics.
+// Float kernels of the normalisations (layer_norm, group_norm, rms_norm, instance_norm,
+// batch_norm1d/2d), softmax and log_softmax, and the reductions (mean, sum, amax, amin), with
+// PyTorch's CPU semantics.
 //
 // Statistics are accumulated in float, as PyTorch's CPU kernels do for float32 tensors. Means and
 // variances are two-pass: the mean first, then the mean of the squared deviations from it (PyTorch
@@ -202,6 +203,32 @@ inline void run(const op::group_norm& op, const kernel_args& args) {
     }
 }
 
+// Instance norm (torch.nn.InstanceNorm*d without running statistics): input [N, C, *]; each
+// channel of each sample is one contiguous block, normalised by its own statistics, then the
+// per-channel affine part. PyTorch computes it as batch norm with batch statistics over
+// [1, N·C, *]: y = x * alpha + beta with alpha = rstd * weight, beta = bias - mean * alpha.
+inline void run(const op::instance_norm& op, const kernel_args& args) {
+  check_unary_kernel_shapes(op, args);
+  const tensor& x = args.input(0);
+  tensor& y = args.output();
+  const std::int64_t batch = x.shape()[0];
+  const std::int64_t channels = op.num_features;
+  const float* weight = op.affine ? normalization_detail::parameter_data(args, "weight", channels) : nullptr;
+  const float* bias = op.affine ? normalization_detail::parameter_data(args, "bias", channels) : nullptr;
+  const float eps = static_cast<float>(op.eps);
+  if (x.size() == 0) return;
+  const std::int64_t spatial = static_cast<std::int64_t>(x.size()) / (batch * channels);
+  for (std::int64_t n = 0; n < batch; ++n)
+    for (std::int64_t c = 0; c < channels; ++c) {
+      const std::int64_t offset = (n * channels + c) * spatial;
+      const const_array_map in(x.data() + offset, spatial);
+      const moments m = two_pass_moments(in, eps);
+      const float alpha = weight ? m.inverse_std * weight[c] : m.inverse_std;
+      const float beta = (bias ? bias[c] : 0.0f) - m.mean * alpha;
+      array_map(y.data() + offset, spatial) = in * alpha + beta;
+    }
+}
+
 // torch.nn.RMSNorm (PyTorch 2.4): x * rsqrt(mean(x², over normalized_shape) + eps) * weight.
 inline void run(const op::rms_norm& op, const kernel_args& args) {
   check_unary_kernel_shapes(op, args);
@@ -265,33 +292,63 @@ inline void run(const op::softmax& op, const kernel_args& args) {
   }
 }
 
-// torch.mean(x, dim, keepdim): the sum over the reduced dimensions divided by their element
-// count, as PyTorch's CPU mean does (sum, then one division). keepdim changes only the shape,
-// not the order of the results. An empty reduction gives NaN (0 / 0), as in PyTorch.
-inline void run(const op::mean& op, const kernel_args& args) {
+// torch.log_softmax along dim, stable: (x - max) - log(sum(exp(x - max))), in PyTorch's order.
+// A NaN anywhere in a row makes the row NaN, as does +inf or a row of only -inf (as in PyTorch);
+// a -inf entry beside finite ones gives -inf.
+inline void run(const op::log_softmax& op, const kernel_args& args) {
   check_unary_kernel_shapes(op, args);
   const tensor& x = args.input(0);
   tensor& y = args.output();
+  if (x.size() == 0) return;
   const shape& s = x.shape();
-  std::array<bool, shape::max_rank> reduced{};
-  if (op.dim.empty()) reduced.fill(true);
-  for (std::int64_t d : op.dim)
-    reduced[static_cast<std::size_t>(shape_rules::normalize_dim_scalar_ok(d, s.size()))] = true;
-  if (x.size() == 0) {
-    y.array().setConstant(std::numeric_limits<float>::quiet_NaN());
+  const int dim = shape_rules::normalize_dim_scalar_ok(op.dim, s.size());
+  std::int64_t length = 1;
+  std::int64_t inner = 1;
+  if (s.size() > 0) {
+    length = s[dim];
+    for (int d = dim + 1; d < s.size(); ++d) inner *= s[d];
+  }
+  const std::int64_t outer = static_cast<std::int64_t>(x.size()) / (length * inner);
+  if (inner == 1) {
+    for (std::int64_t r = 0; r < outer; ++r) {
+      const const_array_map in(x.data() + r * length, length);
+      array_map out(y.data() + r * length, length);
+      out = in - in.maxCoeff();
+      out -= std::log(out.exp().sum());
+    }
     return;
   }
+  // Along an inner dimension: [length, inner] blocks reduced down their columns, as softmax.
+  std::vector<float>& scratch = args.scratch_buffer(static_cast<std::size_t>(inner));
+  row_map column_stat(scratch.data(), inner);
+  for (std::int64_t o = 0; o < outer; ++o) {
+    const const_block_map in(x.data() + o * length * inner, length, inner);
+    block_map out(y.data() + o * length * inner, length, inner);
+    column_stat = in.colwise().maxCoeff();
+    out = in.rowwise() - column_stat;
+    column_stat = out.exp().colwise().sum().log();
+    out.rowwise() -= column_stat;
+  }
+}
 
+// A reduction (mean, sum, amax, amin) of x over the dimensions in `reduced` into y, which the
+// shape rule sized. y starts at `init`; fold_block(acc, block) folds a contiguous block of
+// reduced values into one result, fold_run(results, block) folds a block of as many values as
+// results into them, element by element. keepdim changes only the shape, not the order.
+template <class FoldBlock, class FoldRun>
+inline void reduce(const tensor& x, tensor& y, const std::array<bool, shape::max_rank>& reduced, float init,
+                   FoldBlock fold_block, FoldRun fold_run) {
+  const shape& s = x.shape();
+  y.array().setConstant(init);
+  if (x.size() == 0) return;
   // Collapse the shape into runs of adjacent dimensions that are all kept or all reduced,
   // dropping size-1 dimensions (they change no offsets): [K0, R0, K1, …]. The input is then
   // a sequence of contiguous blocks, each the innermost run.
   std::array<std::int64_t, shape::max_rank> run_size{};
   std::array<bool, shape::max_rank> run_reduced{};
   int runs = 0;
-  std::int64_t count = 1;
   for (int d = 0; d < s.size(); ++d) {
     const auto i = static_cast<std::size_t>(d);
-    if (reduced[i]) count *= s[d];
     if (s[d] == 1) continue;
     if (runs > 0 && run_reduced[static_cast<std::size_t>(runs - 1)] == reduced[i]) {
       run_size[static_cast<std::size_t>(runs - 1)] *= s[d];
@@ -319,13 +376,12 @@ inline void run(const op::mean& op, const kernel_args& args) {
   const std::int64_t inner = run_size[last];
   const bool inner_reduced = run_reduced[last];
   const std::int64_t blocks = static_cast<std::int64_t>(x.size()) / inner;
-  y.array().setZero();
   std::array<std::int64_t, shape::max_rank> position{};
   std::int64_t out_offset = 0;
   for (std::int64_t b = 0; b < blocks; ++b) {
     const const_array_map block(x.data() + b * inner, inner);
-    if (inner_reduced) y.data()[out_offset] += block.sum();
-    else array_map(y.data() + out_offset, inner) += block;
+    if (inner_reduced) fold_block(y.data()[out_offset], block);
+    else fold_run(array_map(y.data() + out_offset, inner), block);
     // Advance the odometer over the outer runs.
     for (int r = runs - 2; r >= 0; --r) {
       const auto i = static_cast<std::size_t>(r);
@@ -337,7 +393,64 @@ inline void run(const op::mean& op, const kernel_args& args) {
       out_offset -= (run_size[i] - 1) * out_stride[i];
     }
   }
+}
+
+// The dimensions a reduction op covers (its shape rule has checked them).
+template <class Op>
+inline std::array<bool, shape::max_rank> reduced_dims_of(const Op& op, const tensor& x) {
+  return shape_rules::reduction_mask(op.dim, x.shape().size(), {.out_of_range = "", .repeated = ""}).mask;
+}
+
+inline void sum_into(const tensor& x, tensor& y, const std::array<bool, shape::max_rank>& reduced) {
+  reduce(x, y, reduced, 0.0f, [](float& acc, const const_array_map& block) { acc += block.sum(); },
+         [](array_map acc, const const_array_map& block) { acc += block; });
+}
+
+// torch.sum(x, dim, keepdim): float sums, blocks summed by Eigen's vectorised reduction. An empty
+// reduction gives 0, as in PyTorch.
+inline void run(const op::sum& op, const kernel_args& args) {
+  check_unary_kernel_shapes(op, args);
+  sum_into(args.input(0), args.output(), reduced_dims_of(op, args.input(0)));
+}
+
+// torch.mean(x, dim, keepdim): the sum over the reduced dimensions divided by their element
+// count, as PyTorch's CPU mean does (sum, then one division). An empty reduction gives NaN
+// (0 / 0), as in PyTorch.
+inline void run(const op::mean& op, const kernel_args& args) {
+  check_unary_kernel_shapes(op, args);
+  const tensor& x = args.input(0);
+  tensor& y = args.output();
+  const std::array<bool, shape::max_rank> reduced = reduced_dims_of(op, x);
+  if (x.size() == 0) {
+    y.array().setConstant(std::numeric_limits<float>::quiet_NaN());
+    return;
+  }
+  std::int64_t count = 1;
+  for (int d = 0; d < x.shape().size(); ++d)
+    if (reduced[static_cast<std::size_t>(d)]) count *= x.shape()[d];
+  sum_into(x, y, reduced);
   y.array() /= static_cast<float>(count);
+}
+
+// torch.amax / amin: the extreme value, NaN when any reduced value is NaN (Eigen's NaN-propagating
+// max and min). The shape rule refuses reductions over no values.
+inline void run(const op::amax& op, const kernel_args& args) {
+  check_unary_kernel_shapes(op, args);
+  using functor = Eigen::internal::scalar_max_op<float, float, Eigen::PropagateNaN>;
+  reduce(args.input(0), args.output(), reduced_dims_of(op, args.input(0)), -std::numeric_limits<float>::infinity(),
+         [](float& acc, const const_array_map& block) {
+           acc = functor{}(acc, block.template maxCoeff<Eigen::PropagateNaN>());
+         },
+         [](array_map acc, const const_array_map& block) { acc = acc.binaryExpr(block, functor{}); });
+}
+inline void run(const op::amin& op, const kernel_args& args) {
+  check_unary_kernel_shapes(op, args);
+  using functor = Eigen::internal::scalar_min_op<float, float, Eigen::PropagateNaN>;
+  reduce(args.input(0), args.output(), reduced_dims_of(op, args.input(0)), std::numeric_limits<float>::infinity(),
+         [](float& acc, const const_array_map& block) {
+           acc = functor{}(acc, block.template minCoeff<Eigen::PropagateNaN>());
+         },
+         [](array_map acc, const const_array_map& block) { acc = acc.binaryExpr(block, functor{}); });
 }
 
 }  // namespace normalization_detail
@@ -365,5 +478,15 @@ template <class Args = kernel_args>  // a template so that including the header 
 void float_kernel(const op::softmax& op, const Args& args) { normalization_detail::run(op, args); }
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::mean& op, const Args& args) { normalization_detail::run(op, args); }
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::sum& op, const Args& args) { normalization_detail::run(op, args); }
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::amax& op, const Args& args) { normalization_detail::run(op, args); }
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::amin& op, const Args& args) { normalization_detail::run(op, args); }
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::log_softmax& op, const Args& args) { normalization_detail::run(op, args); }
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::instance_norm& op, const Args& args) { normalization_detail::run(op, args); }
 
 }  // namespace mase::eval

@@ -2,7 +2,9 @@
 // Float kernels of the shape ops. Tensors are contiguous row-major, so the ops that only relabel
 // the shape (flatten, reshape, view, squeeze, unsqueeze, getitem) are one memcpy, and the ops
 // that move elements (permute, transpose, cat, split, slice) are strided copies whose innermost
-// contiguous runs are memcpys. gather reads one element per index.
+// contiguous runs are memcpys. gather reads one element per index; index_select copies one
+// contiguous block per index. pad, tile and expand write each output row from the input row it
+// reads (memcpy for the runs that are contiguous in both).
 //
 // Each kernel first checks its output buffers against the op's shape rule (a few comparisons per
 // call), so a kernel called with mismatched buffers reports it instead of reading out of bounds.
@@ -12,6 +14,10 @@
 #include <mase/core/tensor.hpp>
 #include <mase/eval/kernel.hpp>
 #include <mase/ir/op/shape_rules.hpp>
+#include <mase/ir/op/expand.hpp>
+#include <mase/ir/op/index_select.hpp>
+#include <mase/ir/op/pad.hpp>
+#include <mase/ir/op/tile.hpp>
 #include <mase/ir/ops.hpp>
 
 #include <algorithm>
@@ -219,6 +225,36 @@ inline void slice_into(const tensor& x, tensor& y, int d, std::int64_t start, st
   copy_strided(x.data() + start * from[static_cast<std::size_t>(d)], y.data(), loops);
 }
 
+// The input coordinate that coordinate `o` of a padded dimension reads, or -1 where constant mode
+// fills. `before` and `after` are the dimension's pad entries, `length` its input size (op::pad's
+// shape rule has accepted them).
+inline std::int64_t pad_source(std::int64_t mode, std::int64_t o, std::int64_t before, std::int64_t after,
+                               std::int64_t length) noexcept {
+  const std::int64_t i = o - before;
+  if (i >= 0 && i < length) return i;
+  switch (mode) {
+    case op::pad::reflect_mode: return i < 0 ? -i : 2 * (length - 1) - i;
+    case op::pad::replicate_mode: return i < 0 ? 0 : length - 1;
+    case op::pad::circular_mode: {
+      // PyTorch wraps around what is left after cropping.
+      const std::int64_t first = before < 0 ? -before : 0;
+      const std::int64_t kept = length - first - (after < 0 ? -after : 0);
+      const std::int64_t r = (i - first) % kept;
+      return first + (r < 0 ? r + kept : r);
+    }
+    default: return -1;
+  }
+}
+
+// Advances the counter of an output row (the dimensions before the last of `s`) by one.
+inline void next_row(std::array<std::int64_t, shape::max_rank>& counter, const shape& s) {
+  for (int d = s.size() - 2; d >= 0; --d) {
+    const auto u = static_cast<std::size_t>(d);
+    if (++counter[u] < s[d]) return;
+    counter[u] = 0;
+  }
+}
+
 }  // namespace shape_ops_detail
 
 // ---------------------------------------------------------------------------------------------
@@ -386,6 +422,180 @@ void float_kernel(const op::gather& op, const Args& args) {
       if (++counter[u] < i_shape[k]) break;
       base -= step * i_shape[k];
       counter[u] = 0;
+    }
+  }
+}
+
+// F.pad. Constant mode fills the result and copies the kept part of x into it. The other modes
+// write each output row (all dimensions but the last) from the input row its coordinates map to
+// through shape_ops_detail::pad_source: the part that comes from the input unchanged is one
+// memcpy, the borders are written element by element.
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::pad& op, const Args& args) {
+  using shape_ops_detail::pad_source;
+  shape_ops_detail::check_shapes(op, args);
+  const tensor& x = args.input(0);
+  tensor& y = args.output(0);
+  if (y.size() == 0) return;
+  const int rank = x.rank();
+  if (rank == 0) {
+    shape_ops_detail::copy_values(x, y);
+    return;
+  }
+  const float fill = static_cast<float>(op.value);
+  const shape& xs = x.shape();
+  const shape& ys = y.shape();
+  const auto in_strides = shape_ops_detail::strides_of(xs);
+  if (op.mode == op::pad::constant_mode) {
+    // As PyTorch does: fill, then one strided copy of the part of x that survives the crops.
+    std::fill(y.data(), y.data() + y.size(), fill);
+    const auto out_strides = shape_ops_detail::strides_of(ys);
+    shape_ops_detail::copy_loops loops;
+    std::int64_t from = 0, to = 0;
+    for (int d = 0; d < rank; ++d) {
+      const auto u = static_cast<std::size_t>(d);
+      const std::int64_t b = op.before(d, rank), a = op.after(d, rank);
+      const std::int64_t kept = xs[d] - (b < 0 ? -b : 0) - (a < 0 ? -a : 0);
+      if (kept == 0) return;  // all border
+      from += (b < 0 ? -b : 0) * in_strides[u];
+      to += (b > 0 ? b : 0) * out_strides[u];
+      loops.push(kept, in_strides[u], out_strides[u]);
+    }
+    shape_ops_detail::copy_strided(x.data() + from, y.data() + to, loops);
+    return;
+  }
+  const int last = rank - 1;
+  const std::int64_t length = xs[last];
+  const std::int64_t width = ys[last];
+  const std::int64_t before = op.before(last, rank);
+  const std::int64_t after = op.after(last, rank);
+  // The run copied unchanged: input [kept_from, kept_from + kept) to output [written_from, …).
+  const std::int64_t kept_from = before < 0 ? -before : 0;
+  const std::int64_t written_from = before > 0 ? before : 0;
+  const std::int64_t kept = length - kept_from - (after < 0 ? -after : 0);
+  const std::int64_t rows = static_cast<std::int64_t>(y.size()) / width;
+  std::array<std::int64_t, shape::max_rank> counter{};
+  const float* xs_data = x.data();
+  float* out = y.data();
+  // Outside constant mode every output position reads an input position (pad_source ≥ 0).
+  for (std::int64_t r = 0; r < rows; ++r, out += width) {
+    std::int64_t offset = 0;
+    for (int d = 0; d < last; ++d)
+      offset += pad_source(op.mode, counter[static_cast<std::size_t>(d)], op.before(d, rank), op.after(d, rank),
+                           xs[d]) *
+                in_strides[static_cast<std::size_t>(d)];
+    shape_ops_detail::next_row(counter, ys);
+    const float* row = xs_data + offset;
+    if (kept > 0) std::memcpy(out + written_from, row + kept_from, static_cast<std::size_t>(kept) * sizeof(float));
+    for (std::int64_t o = 0; o < written_from; ++o) out[o] = row[pad_source(op.mode, o, before, after, length)];
+    for (std::int64_t o = written_from + kept; o < width; ++o)
+      out[o] = row[pad_source(op.mode, o, before, after, length)];
+  }
+}
+
+// torch.tile: output row (all dimensions but the last) c reads input row c mod the input's sizes
+// (the input read with leading 1s up to the result's rank), whose values are copied
+// dims[last] times side by side.
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::tile& op, const Args& args) {
+  shape_ops_detail::check_shapes(op, args);
+  const tensor& x = args.input(0);
+  tensor& y = args.output(0);
+  if (y.size() == 0) return;
+  const shape& ys = y.shape();
+  const int rank = ys.size();
+  if (rank == 0) {
+    shape_ops_detail::copy_values(x, y);
+    return;
+  }
+  // The input's sizes and strides aligned with the result's dimensions.
+  std::array<std::int64_t, shape::max_rank> sizes{};
+  std::array<std::int64_t, shape::max_rank> strides{};
+  const auto x_strides = shape_ops_detail::strides_of(x.shape());
+  for (int d = 0; d < rank; ++d) {
+    const int xd = x.rank() - rank + d;
+    sizes[static_cast<std::size_t>(d)] = xd >= 0 ? x.shape()[xd] : 1;
+    strides[static_cast<std::size_t>(d)] = xd >= 0 ? x_strides[static_cast<std::size_t>(xd)] : 0;
+  }
+  const std::int64_t length = sizes[static_cast<std::size_t>(rank - 1)];
+  const std::int64_t width = ys[rank - 1];
+  const std::int64_t repeats = width / length;  // y is not empty, so neither is the input
+  const auto bytes = static_cast<std::size_t>(length) * sizeof(float);
+  const std::int64_t rows = static_cast<std::int64_t>(y.size()) / width;
+  std::array<std::int64_t, shape::max_rank> counter{};  // the output row's coordinates
+  std::array<std::int64_t, shape::max_rank> source{};   // the input row's: counter mod sizes
+  std::int64_t offset = 0;
+  float* out = y.data();
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t k = 0; k < repeats; ++k, out += length) std::memcpy(out, x.data() + offset, bytes);
+    for (int d = rank - 2; d >= 0; --d) {
+      const auto u = static_cast<std::size_t>(d);
+      offset += strides[u];
+      if (++source[u] == sizes[u]) {
+        source[u] = 0;
+        offset -= strides[u] * sizes[u];
+      }
+      if (++counter[u] < ys[d]) break;
+      counter[u] = 0;  // ys[d] is a multiple of sizes[d]: source[u] has wrapped to 0 as well
+    }
+  }
+}
+
+// Tensor.expand: a copy in which each grown dimension reads the input with stride 0.
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::expand& op, const Args& args) {
+  shape_ops_detail::check_shapes(op, args);
+  const tensor& x = args.input(0);
+  tensor& y = args.output(0);
+  if (y.size() == 0) return;
+  const shape& ys = y.shape();
+  const int added = ys.size() - x.rank();
+  const auto from = shape_ops_detail::strides_of(x.shape());
+  const auto to = shape_ops_detail::strides_of(ys);
+  shape_ops_detail::copy_loops loops;
+  for (int i = 0; i < ys.size(); ++i) {
+    const int xi = i - added;
+    const bool repeated = xi < 0 || x.shape()[xi] != ys[i];
+    loops.push(ys[i], repeated ? 0 : from[static_cast<std::size_t>(xi)], to[static_cast<std::size_t>(i)]);
+  }
+  shape_ops_detail::copy_strided(x.data(), y.data(), loops);
+}
+
+// index_select as ONNX's Gather (see op/index_select.hpp): for every position of x before dim
+// and every index, one contiguous block of the dimensions after dim.
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::index_select& op, const Args& args) {
+  shape_ops_detail::check_shapes(op, args);
+  const tensor& x = args.input(0);
+  const tensor& index = args.input(1);
+  tensor& y = args.output(0);
+  if (y.size() == 0) return;
+  const shape& xs = x.shape();
+  const int d = shape_rules::normalize_dim(op.dim, xs.size());
+  std::int64_t outer = 1, inner = 1;
+  for (int i = 0; i < d; ++i) outer *= xs[i];
+  for (int i = d + 1; i < xs.size(); ++i) inner *= xs[i];
+  const std::int64_t length = xs[d];
+  const auto count = static_cast<std::int64_t>(index.size());
+  const float* is = index.data();
+  const float* from = x.data();
+  float* out = y.data();
+  const auto bytes = static_cast<std::size_t>(inner) * sizeof(float);
+  for (std::int64_t o = 0; o < outer; ++o) {
+    const float* block = from + o * length * inner;
+    for (std::int64_t k = 0; k < count; ++k, out += inner) {
+      const float v = is[k];
+      // In range first, so that the conversion to an integer is defined; NaN fails too.
+      const bool in_range =
+          static_cast<double>(v) >= -static_cast<double>(length) && static_cast<double>(v) < static_cast<double>(length);
+      const auto i = in_range ? static_cast<std::int64_t>(v) : std::int64_t{0};
+      if (!in_range || static_cast<float>(i) != v)
+        throw error(fmt::format("node {}: index_select: index value {} (element {} of the index {}) is not an integer "
+                                "in [-{}, {}), the size of dimension {} of the input {}",
+                                args.node_name, v, k, to_string(index.shape()), length, length, d, to_string(xs)));
+      const std::int64_t row = i < 0 ? i + length : i;
+      if (inner == 1) *out = block[row];
+      else std::memcpy(out, block + row * inner, bytes);
     }
   }
 }

@@ -18,21 +18,9 @@ struct mean {
   }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {
-    const shape& x = in[0];
-    std::array<bool, shape::max_rank> reduced{};
-    if (dim.empty()) reduced.fill(true);
-    for (std::int64_t d : dim) {
-      const int n = shape_rules::normalize_dim_scalar_ok(d, x.size());
-      if (n < 0) return shape_error("mean: a dim is out of range for the input");
-      if (reduced[static_cast<std::size_t>(n)]) return shape_error("mean: a dim appears more than once");
-      reduced[static_cast<std::size_t>(n)] = true;
-    }
-    shape out;
-    for (int i = 0; i < x.size(); ++i) {
-      if (!reduced[static_cast<std::size_t>(i)]) out.push_back(x[i]);
-      else if (keepdim) out.push_back(1);
-    }
-    return shape_ok(out);
+    return shape_rules::reduction(in[0], dim, keepdim,
+                                  {.out_of_range = "mean: a dim is out of range for the input",
+                                   .repeated = "mean: a dim appears more than once"});
   }
   constexpr bool operator==(const mean&) const = default;
 };

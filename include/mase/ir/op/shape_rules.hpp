@@ -61,6 +61,44 @@ constexpr int normalize_dim_scalar_ok(std::int64_t d, int rank) noexcept {
   return normalize_dim(d, rank == 0 ? 1 : rank);
 }
 
+// The errors the reduction rules report; each op using them spells them with its own name first.
+struct reduction_errors {
+  const char* out_of_range;  // a dim is outside the input's dimensions
+  const char* repeated;      // a dim appears twice (as 1 and -rank+1, say)
+};
+
+// Which dimensions a reduction over `dim` (torch.sum/mean/amax/amin) covers: every one when
+// `dim` is empty, as torch.sum(x) and torch.amax(x, dim=()) do.
+struct reduced_dims {
+  std::array<bool, shape::max_rank> mask{};
+  const char* error = nullptr;
+};
+
+constexpr reduced_dims reduction_mask(const dims& dim, int rank, const reduction_errors& why) {
+  reduced_dims r;
+  if (dim.empty()) r.mask.fill(true);
+  for (std::int64_t d : dim) {
+    const int n = normalize_dim_scalar_ok(d, rank);
+    if (n < 0) return {.mask = {}, .error = why.out_of_range};
+    if (r.mask[static_cast<std::size_t>(n)]) return {.mask = {}, .error = why.repeated};
+    r.mask[static_cast<std::size_t>(n)] = true;
+  }
+  return r;
+}
+
+// A reduction's result: the input's shape without the reduced dimensions, or with them as size 1
+// under keepdim.
+constexpr shape_result reduction(const shape& x, const dims& dim, bool keepdim, const reduction_errors& why) {
+  const reduced_dims r = reduction_mask(dim, x.size(), why);
+  if (r.error != nullptr) return shape_error(r.error);
+  shape out;
+  for (int i = 0; i < x.size(); ++i) {
+    if (!r.mask[static_cast<std::size_t>(i)]) out.push_back(x[i]);
+    else if (keepdim) out.push_back(1);
+  }
+  return shape_ok(out);
+}
+
 // a * b into `out`; false when it overflows int64 (shapes read from files may hold anything).
 constexpr bool multiply_checked(std::int64_t a, std::int64_t b, std::int64_t& out) noexcept {
   return !__builtin_mul_overflow(a, b, &out);
@@ -143,6 +181,49 @@ constexpr shape_result sliding_window(const shape& x, int spatial, const dims& k
     const int d = x.size() - spatial + i;
     const std::int64_t length = window_output(x[d], per_dim(kernel, i), per_dim(stride, i), per_dim(padding, i),
                                               per_dim(dilation, i), ceil_mode);
+    if (length < 1) return shape_error(why.too_small);
+    out[d] = length;
+  }
+  return shape_ok(out);
+}
+
+// The errors transposed_window reports; each op using it spells them with its own name first.
+struct transposed_window_errors {
+  const char* entry_count;     // a parameter has neither 1 nor `spatial` entries
+  const char* entry_value;     // kernel, stride or dilation below 1, padding or output_padding below 0
+  const char* output_padding;  // output_padding not below stride or dilation (PyTorch's rule)
+  const char* input_rank;      // the input is neither [N, C, spatial…] nor unbatched [C, spatial…]
+  const char* too_small;       // the padding crops the whole output away
+};
+
+// A transposed convolution over the last `spatial` dimensions of [N, C, …] or unbatched [C, …]:
+// the input's shape with each of those dimensions replaced by PyTorch's
+// (in − 1)·stride − 2·padding + dilation·(kernel − 1) + output_padding + 1. The channel dimension
+// is left for the caller to check and replace.
+constexpr shape_result transposed_window(const shape& x, int spatial, const dims& kernel, const dims& stride,
+                                         const dims& padding, const dims& output_padding, const dims& dilation,
+                                         const transposed_window_errors& why) {
+  for (const dims* p : {&kernel, &stride, &padding, &output_padding, &dilation})
+    if (!fits_spatial(*p, spatial)) return shape_error(why.entry_count);
+  for (int i = 0; i < spatial; ++i) {
+    if (per_dim(kernel, i) < 1 || per_dim(stride, i) < 1 || per_dim(dilation, i) < 1 || per_dim(padding, i) < 0 ||
+        per_dim(output_padding, i) < 0)
+      return shape_error(why.entry_value);
+    if (per_dim(output_padding, i) >= per_dim(stride, i) && per_dim(output_padding, i) >= per_dim(dilation, i))
+      return shape_error(why.output_padding);
+  }
+  if (x.size() != spatial + 1 && x.size() != spatial + 2) return shape_error(why.input_rank);
+  shape out = x;
+  for (int i = 0; i < spatial; ++i) {
+    const int d = x.size() - spatial + i;
+    // Shapes and attributes read from files may hold anything: the arithmetic is checked.
+    std::int64_t stretched = 0, span = 0, length = 0, cropped = 0;
+    if (x[d] < 1 || !multiply_checked(x[d] - 1, per_dim(stride, i), stretched) ||
+        !multiply_checked(per_dim(dilation, i), per_dim(kernel, i) - 1, span) ||
+        !multiply_checked(per_dim(padding, i), 2, cropped) || __builtin_add_overflow(stretched, span, &length) ||
+        __builtin_add_overflow(length, per_dim(output_padding, i) + 1, &length))
+      return shape_error(why.too_small);
+    length -= cropped;  // both non-negative: cannot overflow
     if (length < 1) return shape_error(why.too_small);
     out[d] = length;
   }

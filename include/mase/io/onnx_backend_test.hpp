@@ -1,0 +1,171 @@
+#pragma once
+// The ONNX backend-test runner: a directory holding model.onnx and test_data_set_*/input_*.pb,
+// output_*.pb is imported, evaluated in float32 on each data set, and compared with the
+// expected outputs under ONNX's backend-test tolerance (|actual - expected| <= atol + rtol ·
+// |expected|, NaN matching NaN). A model mase cannot represent (onnx::unsupported) is skipped;
+// any other error, a wrong shape or a value out of tolerance fails.
+//
+// Graph inputs that a converter needs as constants (Conv's weight, Reshape's shape, …) are
+// bound to the data set's values and the model re-imported: the backend tests pass weights as
+// inputs, while mase's modules own their parameters.
+
+#include <mase/eval/evaluator.hpp>
+#include <mase/io/onnx.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace mase::onnx {
+
+struct backend_test_options {
+  double rtol = 1e-3;
+  double atol = 1e-7;
+  // Runs a transform on the imported graph before evaluating (e.g. raise_granularity).
+  void (*transform)(graph&) = nullptr;
+};
+
+enum class test_status { passed, failed, skipped };
+
+struct backend_test_result {
+  test_status status = test_status::failed;
+  std::string name;
+  std::string detail;  // the worst error, the unsupported ops, or the error message
+};
+
+namespace detail {
+
+inline std::vector<std::filesystem::path> numbered_files(const std::filesystem::path& dir, std::string_view stem) {
+  std::vector<std::filesystem::path> files;
+  for (int i = 0;; ++i) {
+    const auto f = dir / fmt::format("{}_{}.pb", stem, i);
+    if (!std::filesystem::exists(f)) break;
+    files.push_back(f);
+  }
+  return files;
+}
+
+// The worst element of `actual` against `expected`, as a message; empty when all are within.
+inline std::string compare_outputs(const tensor& actual, const tensor& expected, const std::string& name, double rtol,
+                                   double atol) {
+  if (!(actual.shape() == expected.shape()))
+    return fmt::format("output {} has shape {}, expected {}", name, to_string(actual.shape()),
+                       to_string(expected.shape()));
+  double worst_excess = 0.0;
+  std::size_t worst = 0;
+  for (std::size_t i = 0; i < actual.size(); ++i) {
+    const double a = actual.data()[i];
+    const double e = expected.data()[i];
+    if (std::isnan(e) && std::isnan(a)) continue;
+    if (std::isinf(e) && a == e) continue;
+    const double excess = std::isnan(a) || std::isnan(e) ? std::numeric_limits<double>::infinity()
+                                                          : std::abs(a - e) - (atol + rtol * std::abs(e));
+    if (excess > worst_excess) {
+      worst_excess = excess;
+      worst = i;
+    }
+  }
+  if (worst_excess <= 0.0) return {};
+  return fmt::format("output {} element {}: {} vs expected {} (|error| {:.3g})", name, worst, actual.data()[worst],
+                     expected.data()[worst], std::abs(double{actual.data()[worst]} - expected.data()[worst]));
+}
+
+}  // namespace detail
+
+inline backend_test_result run_backend_test(const std::filesystem::path& dir, const backend_test_options& options = {}) {
+  namespace fs = std::filesystem;
+  backend_test_result result;
+  result.name = dir.filename().string();
+  if (result.name.empty()) result.name = dir.parent_path().filename().string();
+  try {
+    const fs::path model_file = dir / "model.onnx";
+    const std::string bytes = detail::read_file(model_file, "ONNX model");
+    ::onnx::ModelProto proto;
+    if (!proto.ParseFromString(bytes)) throw error(fmt::format("{}: not an ONNX model", model_file.string()));
+    std::vector<std::string> input_names;
+    {
+      std::vector<std::string> initialized;
+      for (const auto& t : proto.graph().initializer()) initialized.push_back(t.name());
+      for (const auto& in : proto.graph().input())
+        if (std::find(initialized.begin(), initialized.end(), in.name()) == initialized.end())
+          input_names.push_back(in.name());
+    }
+    for (const auto* list : {&proto.graph().input(), &proto.graph().output()})
+      for (const auto& v : *list)
+        if (!v.type().has_tensor_type())
+          throw unsupported(fmt::format("{}: graph input or output \"{}\" is not a tensor (sequences, maps and "
+                                        "optionals are not supported)",
+                                        model_file.string(), v.name()));
+    std::vector<fs::path> sets;
+    for (const auto& entry : fs::directory_iterator(dir))
+      if (entry.is_directory() && entry.path().filename().string().starts_with("test_data_set_"))
+        sets.push_back(entry.path());
+    std::sort(sets.begin(), sets.end());
+    if (sets.empty()) throw error(fmt::format("{}: no test_data_set_* directories", dir.string()));
+
+    for (const fs::path& set : sets) {
+      const auto input_files = detail::numbered_files(set, "input");
+      const auto output_files = detail::numbered_files(set, "output");
+      if (input_files.size() > input_names.size())
+        throw error(fmt::format("{}: {} inputs for a model with {}", set.string(), input_files.size(),
+                                input_names.size()));
+      import_options io;
+      ordered_map<tensor> given;
+      for (std::size_t i = 0; i < input_files.size(); ++i) {
+        tensor t = load_tensor(input_files[i]);
+        io.input_shapes.insert_or_assign(input_names[i], t.shape());
+        given.insert_or_assign(input_names[i], std::move(t));
+      }
+      std::optional<imported_model> model;
+      while (!model) {
+        try {
+          model = parse_model(std::as_bytes(std::span(bytes.data(), bytes.size())), model_file.string(), io);
+        } catch (const needs_constant_inputs& e) {
+          bool bound = false;
+          for (const std::string& name : e.inputs)
+            if (const auto it = given.find(name); it != given.end() && !io.constant_inputs.contains(name)) {
+              io.constant_inputs.insert_or_assign(name, it->second);
+              io.input_shapes.erase(name);
+              bound = true;
+            }
+          if (!bound) throw;
+        }
+      }
+      if (options.transform != nullptr) options.transform(model->graph);
+      ordered_map<tensor> inputs;
+      for (const port& p : model->inputs) {
+        const auto it = given.find(p.onnx_name);
+        if (it == given.end()) throw error(fmt::format("{}: no data for input {}", set.string(), p.onnx_name));
+        inputs.insert_or_assign(p.node, it->second);
+      }
+      evaluator ev(model->graph);
+      const auto outputs = ev.run(inputs);
+      if (output_files.size() != model->outputs.size())
+        throw error(fmt::format("{}: {} expected outputs for a model with {}", set.string(), output_files.size(),
+                                model->outputs.size()));
+      for (std::size_t i = 0; i < output_files.size(); ++i) {
+        const std::string mismatch = detail::compare_outputs(outputs[i], load_tensor(output_files[i]),
+                                                             model->outputs[i].onnx_name, options.rtol, options.atol);
+        if (!mismatch.empty()) {
+          result.status = test_status::failed;
+          result.detail = fmt::format("{}: {}", set.filename().string(), mismatch);
+          return result;
+        }
+      }
+    }
+    result.status = test_status::passed;
+  } catch (const unsupported& e) {
+    result.status = test_status::skipped;
+    result.detail = e.what();
+  } catch (const std::exception& e) {
+    result.status = test_status::failed;
+    result.detail = e.what();
+  }
+  return result;
+}
+
+}  // namespace mase::onnx

@@ -1,0 +1,18 @@
+#pragma once
+// The natural logarithm, element-wise (torch.log): -inf at 0, NaN below.
+
+#include <mase/ir/op/shape_rules.hpp>
+
+namespace mase::op {
+
+struct log {
+  static constexpr std::string_view name = "log";
+  using kind = mase::kind::builtin_func;
+  static constexpr arity inputs{1, 1};
+  static constexpr auto attributes() { return std::tuple{}; }
+
+  constexpr shape_result infer_shapes(std::span<const shape> in) const { return shape_rules::same_as_input(in); }
+  constexpr bool operator==(const log&) const = default;
+};
+
+}  // namespace mase::op

@@ -1,0 +1,18 @@
+#pragma once
+// 1 / x, element-wise (torch.reciprocal): ±inf at ±0.
+
+#include <mase/ir/op/shape_rules.hpp>
+
+namespace mase::op {
+
+struct reciprocal {
+  static constexpr std::string_view name = "reciprocal";
+  using kind = mase::kind::builtin_func;
+  static constexpr arity inputs{1, 1};
+  static constexpr auto attributes() { return std::tuple{}; }
+
+  constexpr shape_result infer_shapes(std::span<const shape> in) const { return shape_rules::same_as_input(in); }
+  constexpr bool operator==(const reciprocal&) const = default;
+};
+
+}  // namespace mase::op
