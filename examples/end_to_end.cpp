@@ -1,7 +1,8 @@
 // The main job: the MASE flow on a bundled model, end to end.
 //
-//   1. build the MLP 784-256-64-10 and load its trained weights (examples/data, trained by
-//      make_synthetic_digits.py on a synthetic 10-class image set);
+//   1. import the bundled ONNX model, an MLP 784-256-64-10 (examples/data, trained and exported
+//      by make_synthetic_digits.py on a synthetic 10-class image set; its batch dimension is
+//      symbolic, and the import fixes it);
 //   2. init_metadata | add_common_metadata(dummy input) | add_software_metadata |
 //      profile_statistics: the range of every activation and weight, over calibration batches;
 //   3. choose 8-bit fixed-point formats from those ranges and quantize;
@@ -11,6 +12,7 @@
 //
 // usage: end_to_end [data_dir]   (default: the source tree's examples/data)
 
+#include <mase/io/onnx.hpp>  // not in mase.hpp: it links the ONNX protobuf library
 #include <mase/mase.hpp>
 #include <mase/pass/profile_statistics.hpp>  // not in mase.hpp: calibration tools include it
 
@@ -61,25 +63,9 @@ dataset load_test_set(const std::string& dir) {
 }
 
 graph trained_mlp(const std::string& dir) {
-  builder b;
-  auto x = b.input("x", {calibration_batch, pixels});
-  auto h = b.add("fc1", op::linear{.in_features = 784, .out_features = 256}, x);
-  h = b.add("relu1", op::relu{}, h);
-  h = b.add("fc2", op::linear{.in_features = 256, .out_features = 64}, h);
-  h = b.add("relu2", op::relu{}, h);
-  auto y = b.add("fc3", op::linear{.in_features = 64, .out_features = 10}, h);
-  graph g = b.output(y);
-  // The parameters in PyTorch's order: fc1.weight, fc1.bias, fc2.weight, …
-  std::size_t floats = 0;
-  for (const auto& [name, t] : g.named_parameters()) floats += t->size();
-  const std::vector<char> bytes = read_file(dir + "/mlp_784_256_64_10.f32", floats * sizeof(float));
-  std::size_t offset = 0;
-  for (const char* name : {"fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias", "fc3.weight", "fc3.bias"}) {
-    tensor& t = g.parameter(name);
-    std::memcpy(t.data(), bytes.data() + offset, t.size_in_bytes());
-    offset += t.size_in_bytes();
-  }
-  return g;
+  mase::onnx::import_options options;
+  options.input_shapes.insert_or_assign("x", shape{calibration_batch, pixels});
+  return mase::onnx::load_model(dir + "/mlp_784_256_64_10.onnx", options).graph;
 }
 
 tensor rows(const tensor& t, std::int64_t first, std::int64_t count) {
@@ -115,7 +101,11 @@ int main(int argc, char** argv) try {
   const std::string dir = argc > 1 ? argv[1] : MASE_DEMO_DATA;
   const dataset test = load_test_set(dir);
   const graph model = trained_mlp(dir);
-  fmt::print("1. built mlp 784-256-64-10 ({} nodes) and loaded its trained weights\n", model.size());
+  std::string imported;
+  model.for_each_node([&](const node& n) {
+    if (!n.is<op::placeholder>() && !n.is<op::output>()) imported += fmt::format(" {}:{}", n.name, n.op_name());
+  });
+  fmt::print("1. imported mlp_784_256_64_10.onnx: {} nodes,{}\n", model.size(), imported);
 
   // 2. metadata and statistics
   std::int64_t next_batch = 0;

@@ -8,11 +8,11 @@ Run by hand with Debian's PyTorch (deterministic; rewrites the files byte for by
 Writes, next to this script:
   synthetic_digits_test.u8   1000 test images, uint8, row-major [1000, 28, 28]
   synthetic_digits_test.labels  their 1000 labels, uint8
-  mlp_784_256_64_10.f32      the trained parameters, little-endian float32, in the order
-                             fc1.weight [256,784], fc1.bias, fc2.weight [64,256], fc2.bias,
-                             fc3.weight [10,64], fc3.bias (PyTorch's [out, in] layout)
+  mlp_784_256_64_10.onnx     the trained model (fc1, relu1, fc2, relu2, fc3), exported by
+                             torch.onnx at opset 13 with a symbolic batch dimension
 Inputs are the uint8 pixels divided by 255."""
 
+import collections
 import os
 
 import numpy as np
@@ -56,7 +56,10 @@ def main():
     train_x, train_y = sample(templates, rng, 8000)
     test_x, test_y = sample(templates, rng, 1000)
 
-    model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 64), nn.ReLU(), nn.Linear(64, 10))
+    model = nn.Sequential(collections.OrderedDict([
+        ("fc1", nn.Linear(784, 256)), ("relu1", nn.ReLU()),
+        ("fc2", nn.Linear(256, 64)), ("relu2", nn.ReLU()),
+        ("fc3", nn.Linear(64, 10))]))
     x = torch.from_numpy(train_x.reshape(-1, 784).astype(np.float32) / 255)
     y = torch.from_numpy(train_y.astype(np.int64))
     optimiser = torch.optim.Adam(model.parameters(), lr=1e-3)
@@ -76,10 +79,11 @@ def main():
 
     test_x.tofile(os.path.join(HERE, "synthetic_digits_test.u8"))
     test_y.tofile(os.path.join(HERE, "synthetic_digits_test.labels"))
-    with open(os.path.join(HERE, "mlp_784_256_64_10.f32"), "wb") as f:
-        for layer in (model[0], model[2], model[4]):
-            f.write(layer.weight.detach().numpy().astype("<f4").tobytes())
-            f.write(layer.bias.detach().numpy().astype("<f4").tobytes())
+    # The batch dimension is symbolic ("batch"), as exported models usually have it: the demo
+    # gives the importer the batch size it wants.
+    torch.onnx.export(model, torch.zeros(1, 784), os.path.join(HERE, "mlp_784_256_64_10.onnx"),
+                      input_names=["x"], output_names=["logits"], dynamic_axes={"x": {0: "batch"}},
+                      opset_version=13)
 
 
 if __name__ == "__main__":

@@ -215,6 +215,44 @@ std::vector<Acc> naive_conv1d(const op::conv1d& op, const std::vector<T>& x, con
   return y;
 }
 
+// conv3d, the definition: as naive_conv2d with a depth axis.
+template <class Acc, class T>
+std::vector<Acc> naive_conv3d(const op::conv3d& op, const std::vector<T>& x, const shape& xs, const std::vector<T>& w,
+                              const std::type_identity_t<std::vector<T>>* bias) {
+  const bool batched = xs.size() == 5;
+  const std::int64_t N = batched ? xs[0] : 1, C = xs.at(-4), D = xs.at(-3), H = xs.at(-2), W = xs.at(-1);
+  const std::int64_t O = op.out_channels, G = op.groups, Cg = C / G, Og = O / G;
+  const auto k = [](const dims& d, int i) { return d.size() == 1 ? d[0] : d[i]; };
+  const std::int64_t KD = k(op.kernel_size, 0), KH = k(op.kernel_size, 1), KW = k(op.kernel_size, 2);
+  const std::int64_t SD = k(op.stride, 0), SH = k(op.stride, 1), SW = k(op.stride, 2);
+  const std::int64_t PD = k(op.padding, 0), PH = k(op.padding, 1), PW = k(op.padding, 2);
+  const std::int64_t DD = k(op.dilation, 0), DH = k(op.dilation, 1), DW = k(op.dilation, 2);
+  const std::int64_t DO = (D + 2 * PD - DD * (KD - 1) - 1) / SD + 1;
+  const std::int64_t HO = (H + 2 * PH - DH * (KH - 1) - 1) / SH + 1;
+  const std::int64_t WO = (W + 2 * PW - DW * (KW - 1) - 1) / SW + 1;
+  std::vector<Acc> y;
+  for (std::int64_t n = 0; n < N; ++n)
+    for (std::int64_t o = 0; o < O; ++o)
+      for (std::int64_t od = 0; od < DO; ++od)
+        for (std::int64_t oh = 0; oh < HO; ++oh)
+          for (std::int64_t ow = 0; ow < WO; ++ow) {
+            Acc sum = bias ? Acc((*bias)[static_cast<std::size_t>(o)]) : Acc(0);
+            const std::int64_t g = o / Og;
+            for (std::int64_t c = 0; c < Cg; ++c)
+              for (std::int64_t kd = 0; kd < KD; ++kd)
+                for (std::int64_t kh = 0; kh < KH; ++kh)
+                  for (std::int64_t kw = 0; kw < KW; ++kw) {
+                    const std::int64_t id = od * SD - PD + kd * DD, ih = oh * SH - PH + kh * DH,
+                                       iw = ow * SW - PW + kw * DW;
+                    if (id < 0 || id >= D || ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+                    sum += Acc(x[static_cast<std::size_t>((((n * C + g * Cg + c) * D + id) * H + ih) * W + iw)]) *
+                           Acc(w[static_cast<std::size_t>((((o * Cg + c) * KD + kd) * KH + kh) * KW + kw)]);
+                  }
+            y.push_back(sum);
+          }
+  return y;
+}
+
 std::vector<float> values_of(const tensor& t) { return {t.values().begin(), t.values().end()}; }
 
 }  // namespace
@@ -388,6 +426,85 @@ TEST_CASE("conv2d: LeNet-5's first layer") {
               naive_conv2d<double>(op, absolute(x.values()), x.shape(), absolute(k.parameters.at("weight").values()),
                                    &b_abs),
               25);
+}
+
+TEST_CASE("conv3d: the definition over stride, padding, dilation, groups, bias and batching") {
+  random_source random{17};
+  const dims kernels[] = {{1}, {3}, {1, 2, 3}, {2, 1, 2}};
+  const dims strides[] = {{1}, {2}, {1, 2, 3}};
+  const dims paddings[] = {{0}, {1}, {2, 0, 1}};
+  const dims dilations[] = {{1}, {2}, {2, 1, 1}};
+  int checked = 0;
+  for (const dims& kernel : kernels)
+    for (const dims& stride : strides)
+      for (const dims& padding : paddings)
+        for (const dims& dilation : dilations)
+          for (std::int64_t groups : {1, 2, 4})
+            for (bool bias : {true, false})
+              for (bool batched : {true, false}) {
+                const op::conv3d op{.in_channels = 4, .out_channels = 4, .kernel_size = kernel, .stride = stride,
+                                    .padding = padding, .dilation = dilation, .groups = groups, .bias = bias};
+                const shape xs = batched ? shape{2, 4, 5, 6, 7} : shape{4, 5, 6, 7};
+                const auto k = [&](int i) { return kernel[kernel.size() == 1 ? 0 : i]; };
+                const shape ws{4, 4 / groups, k(0), k(1), k(2)};
+                const shape in = xs;
+                if (!op.infer_shapes(std::span<const shape>(&in, 1)).ok()) continue;
+                INFO("kernel " << to_string(kernel) << " stride " << to_string(stride) << " padding "
+                               << to_string(padding) << " dilation " << to_string(dilation) << " groups " << groups
+                               << " bias " << bias << " input " << to_string(xs));
+                kernel_run<op::conv3d> r{.op = op};
+                const tensor x = random_tensor(xs, random);
+                r.inputs = {&x};
+                r.parameters.insert_or_assign("weight", random_tensor(ws, random));
+                if (bias) r.parameters.insert_or_assign("bias", random_tensor({4}, random));
+                const tensor& weight = r.parameters.at("weight");
+                const std::vector<float> b = bias ? values_of(r.parameters.at("bias")) : std::vector<float>{};
+                const std::vector<float> b_abs = absolute(b);
+                const std::vector<double> want =
+                    naive_conv3d<double>(op, values_of(x), xs, values_of(weight), bias ? &b : nullptr);
+                const std::vector<double> magnitude = naive_conv3d<double>(
+                    op, absolute(x.values()), xs, absolute(weight.values()), bias ? &b_abs : nullptr);
+                const std::int64_t terms = ws[1] * ws[2] * ws[3] * ws[4];
+                check_close(r.run(), want, magnitude, terms);
+                // A second run reuses the scratch buffer and overwrites every result.
+                const float* scratch_before = r.scratch.data();
+                check_close(r.run(), want, magnitude, terms);
+                CHECK(r.scratch.data() == scratch_before);
+                ++checked;
+              }
+  CHECK(checked > 1000);  // most of the grid fits the 5×6×7 input
+}
+
+TEST_CASE("conv3d: columns built a few depth slices at a time give the same result") {
+  random_source random{18};
+  const op::conv3d op{.in_channels = 2, .out_channels = 3, .kernel_size = {3}, .padding = {1}};
+  const shape xs{2, 2, 7, 5, 6};
+  const tensor x = random_tensor(xs, random);
+  const tensor w = random_tensor({3, 2, 3, 3, 3}, random);
+  const tensor bias = random_tensor({3}, random);
+  const std::vector<float> b = values_of(bias), b_abs = absolute(b);
+  const shape in = xs;
+  tensor y(op.infer_shapes(std::span<const shape>(&in, 1)).shapes[0]);
+  auto g = eval::linear_algebra_detail::geometry(op, xs, y.shape());
+  // Room for the columns of two output depth slices: slabs of 2, 2, 2 and 1 of the 7.
+  g.column_budget = 2 * g.patch() * g.out_plane() + 1;
+  REQUIRE(g.slab_depth() == 2);
+  std::vector<float> columns(g.columns_size());
+  eval::linear_algebra_detail::volume_convolve<float>(g, x.data(), w.data(), bias.data(), y.data(), columns.data());
+  check_close(y, naive_conv3d<double>(op, values_of(x), xs, values_of(w), &b),
+              naive_conv3d<double>(op, absolute(x.values()), xs, absolute(w.values()), &b_abs), 2 * 27);
+}
+
+TEST_CASE("conv3d: a misshapen weight names the node and both shapes") {
+  random_source random{19};
+  kernel_run<op::conv3d> r{.op = op::conv3d{.in_channels = 2, .out_channels = 3, .kernel_size = {2}}};
+  const tensor x = random_tensor({1, 2, 3, 3, 3}, random);
+  r.inputs = {&x};
+  r.name = "c3";
+  r.parameters.insert_or_assign("weight", random_tensor({3, 2, 2, 2}, random));
+  r.parameters.insert_or_assign("bias", random_tensor({3}, random));
+  CHECK_THROWS_WITH(r.run(), Catch::Contains("node c3") && Catch::Contains("[3, 2, 2, 2, 2]") &&
+                                 Catch::Contains("[3, 2, 2, 2]"));
 }
 
 TEST_CASE("conv1d: direct convolution over stride, padding, dilation, groups, bias and batching") {

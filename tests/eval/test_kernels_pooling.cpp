@@ -1,4 +1,4 @@
-// The float kernels of eval/kernels/pooling.hpp (max_pool1d/2d, avg_pool1d/2d,
+// The float kernels of eval/kernels/pooling.hpp (max_pool1d/2d/3d, avg_pool1d/2d/3d,
 // adaptive_avg_pool1d/2d) against PyTorch's pooling formulas written out below as plain loops,
 // over grids of every attribute combination the shape rules accept, on deterministic
 // pseudo-random data.
@@ -14,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -344,6 +345,169 @@ TEST_CASE("avg_pool1d and avg_pool2d: padding, ceil_mode, count_include_pad, div
 
 namespace {
 
+// The 3-d pools written out over volumes of D×H×W, axes in the order D, H, W, as the 2-d
+// references above: a tap in the padding is -inf for max (NaN wins) and absent from the sum; the
+// average's divisor counts the window's positions in the padded input, or in the input, or is
+// divisor_override.
+std::vector<float> max_pool3d_reference(const tensor& x, std::int64_t volumes, const std::array<axis, 3>& a,
+                                        const shape& out) {
+  const std::int64_t od_n = out.at(-3), oh_n = out.at(-2), ow_n = out.at(-1);
+  std::vector<float> y;
+  for (std::int64_t v = 0; v < volumes; ++v)
+    for (std::int64_t od = 0; od < od_n; ++od)
+      for (std::int64_t oh = 0; oh < oh_n; ++oh)
+        for (std::int64_t ow = 0; ow < ow_n; ++ow) {
+          float best = neg_inf;
+          bool nan = false;
+          for (std::int64_t i = 0; i < a[0].kernel; ++i)
+            for (std::int64_t j = 0; j < a[1].kernel; ++j)
+              for (std::int64_t k = 0; k < a[2].kernel; ++k) {
+                const std::int64_t id = od * a[0].stride - a[0].padding + i * a[0].dilation;
+                const std::int64_t ih = oh * a[1].stride - a[1].padding + j * a[1].dilation;
+                const std::int64_t iw = ow * a[2].stride - a[2].padding + k * a[2].dilation;
+                if (id < 0 || id >= a[0].in || ih < 0 || ih >= a[1].in || iw < 0 || iw >= a[2].in) continue;
+                const float value = x.data()[((v * a[0].in + id) * a[1].in + ih) * a[2].in + iw];
+                nan = nan || std::isnan(value);
+                best = std::max(best, value);
+              }
+          y.push_back(nan ? std::numeric_limits<float>::quiet_NaN() : best);
+        }
+  return y;
+}
+
+average avg_pool3d_reference(const tensor& x, std::int64_t volumes, const std::array<axis, 3>& a, const shape& out,
+                             bool count_include_pad, std::int64_t divisor_override) {
+  const std::int64_t od_n = out.at(-3), oh_n = out.at(-2), ow_n = out.at(-1);
+  average r;
+  for (std::int64_t v = 0; v < volumes; ++v)
+    for (std::int64_t od = 0; od < od_n; ++od)
+      for (std::int64_t oh = 0; oh < oh_n; ++oh)
+        for (std::int64_t ow = 0; ow < ow_n; ++ow) {
+          double sum = 0;
+          double sum_abs = 0;
+          std::int64_t inside = 0;
+          std::int64_t inside_padded = 0;
+          for (std::int64_t i = 0; i < a[0].kernel; ++i)
+            for (std::int64_t j = 0; j < a[1].kernel; ++j)
+              for (std::int64_t k = 0; k < a[2].kernel; ++k) {
+                const std::int64_t id = od * a[0].stride - a[0].padding + i;
+                const std::int64_t ih = oh * a[1].stride - a[1].padding + j;
+                const std::int64_t iw = ow * a[2].stride - a[2].padding + k;
+                if (id < a[0].in + a[0].padding && ih < a[1].in + a[1].padding && iw < a[2].in + a[2].padding)
+                  ++inside_padded;
+                if (id < 0 || id >= a[0].in || ih < 0 || ih >= a[1].in || iw < 0 || iw >= a[2].in) continue;
+                ++inside;
+                const double value = static_cast<double>(x.data()[((v * a[0].in + id) * a[1].in + ih) * a[2].in + iw]);
+                sum += value;
+                sum_abs += std::abs(value);
+              }
+          const auto divisor = static_cast<double>(divisor_override > 0 ? divisor_override
+                                                   : count_include_pad  ? inside_padded
+                                                                        : inside);
+          const double value = sum / divisor;
+          r.value.push_back(value);
+          r.bound.push_back(static_cast<double>(std::max<std::int64_t>(inside - 1, 0)) * u * sum_abs / divisor +
+                            u * std::abs(value));
+        }
+  return r;
+}
+
+std::array<axis, 3> volume_axes(const shape& in, const dims& kernel, const dims& stride, const dims& padding,
+                                 const dims& dilation) {
+  const dims& s = stride.empty() ? kernel : stride;
+  const auto per = [](const dims& d, int i) { return d[d.size() == 1 ? 0 : i]; };
+  std::array<axis, 3> a{};
+  for (int i = 0; i < 3; ++i)
+    a[static_cast<std::size_t>(i)] = axis{in.at(i - 3), per(kernel, i), per(s, i), per(padding, i), per(dilation, i)};
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("max_pool3d: per-dimension kernels, strides, padding, dilation and ceil_mode; unbatched; NaN") {
+  int checked = 0;
+  for (const dims& kernel : {dims{2}, dims{3}, dims{1, 2, 3}, dims{3, 1, 1}, dims{2, 3, 2}})
+    for (const dims& stride : {dims{}, dims{1}, dims{2, 1, 2}, dims{1, 2, 1}})
+      for (const dims& padding : {dims{0}, dims{1}, dims{1, 0, 1}, dims{0, 1, 0}})
+        for (const dims& dilation : {dims{1}, dims{2}, dims{2, 1, 1}})
+          for (const bool ceil_mode : {false, true}) {
+            const op::max_pool3d op{.kernel_size = kernel,
+                                    .stride = stride,
+                                    .padding = padding,
+                                    .dilation = dilation,
+                                    .ceil_mode = ceil_mode};
+            const shape in{2, 2, 5, 6, 7};
+            if (!accepts(op, in)) continue;
+            CAPTURE(to_string(kernel), to_string(stride), to_string(padding), to_string(dilation), ceil_mode);
+            const tensor x = random_tensor(in, static_cast<std::uint64_t>(checked + 2000));
+            const tensor y = run(op, x);
+            check_identical(y, max_pool3d_reference(x, 4, volume_axes(in, kernel, stride, padding, dilation), y.shape()));
+            ++checked;
+          }
+  CHECK(checked > 300);
+
+  SECTION("unbatched [C, D, H, W], a NaN winning every window that holds it") {
+    tensor x = random_tensor({3, 4, 4, 4}, 2500);
+    x.data()[21] = std::numeric_limits<float>::quiet_NaN();  // channel 0, depth 1, row 1, column 1
+    const op::max_pool3d op{.kernel_size = {2}, .stride = {1}};
+    const tensor y = run(op, x);
+    REQUIRE(y.shape() == shape{3, 3, 3, 3});
+    check_identical(y, max_pool3d_reference(x, 3, volume_axes(x.shape(), {2}, {1}, {0}, {1}), y.shape()));
+    CHECK(std::isnan(y.data()[0]));    // window (0, 0, 0) holds (1, 1, 1)
+    CHECK(!std::isnan(y.data()[26]));  // window (2, 2, 2) does not
+  }
+  SECTION("a (1, 2, 2) window at stride (1, 2, 2) pools each depth slice as a 2-d plane") {
+    const tensor x = random_tensor({2, 2, 3, 8, 20}, 2600);
+    const op::max_pool3d op{.kernel_size = {1, 2, 2}, .stride = {1, 2, 2}};
+    const tensor y = run(op, x);
+    REQUIRE(y.shape() == shape{2, 2, 3, 4, 10});
+    check_identical(y, max_pool3d_reference(x, 4, volume_axes(x.shape(), {1, 2, 2}, {1, 2, 2}, {0}, {1}), y.shape()));
+  }
+}
+
+TEST_CASE("avg_pool3d: padding, ceil_mode, count_include_pad, divisor_override") {
+  int checked = 0;
+  for (const dims& kernel : {dims{2}, dims{3}, dims{1, 2, 3}, dims{3, 1, 2}})
+    for (const dims& stride : {dims{}, dims{1}, dims{2, 1, 2}})
+      for (const dims& padding : {dims{0}, dims{1}, dims{1, 0, 1}})
+        for (const bool ceil_mode : {false, true})
+          for (const bool include_pad : {true, false})
+            for (const std::int64_t divisor : {0, 5}) {
+              const op::avg_pool3d op{.kernel_size = kernel,
+                                      .stride = stride,
+                                      .padding = padding,
+                                      .ceil_mode = ceil_mode,
+                                      .count_include_pad = include_pad,
+                                      .divisor_override = divisor};
+              const shape in{2, 2, 5, 6, 7};
+              if (!accepts(op, in)) continue;
+              CAPTURE(to_string(kernel), to_string(stride), to_string(padding), ceil_mode, include_pad, divisor);
+              const tensor x = random_tensor(in, static_cast<std::uint64_t>(checked + 3000));
+              const tensor y = run(op, x);
+              const average a = avg_pool3d_reference(x, 4, volume_axes(in, kernel, stride, padding, {1}), y.shape(),
+                                                     include_pad, divisor);
+              check_close(y, a.value, a.bound);
+              ++checked;
+            }
+  CHECK(checked > 200);
+
+  SECTION("unbatched, and ceil_mode's last depth window hanging past the padding") {
+    // D = 4, kernel 3, stride 2, padding 1, ceil_mode: depth windows start at -1, 1 and 3; the
+    // last covers depth 3 (the input), 4 (padding) and 5 (past it), so with count_include_pad a
+    // window of kernel (3, 1, 1) there divides its one value by 2.
+    const tensor x = random_tensor({2, 4, 3, 3}, 3500);
+    const op::avg_pool3d op{.kernel_size = {3, 1, 1}, .stride = {2, 1, 1}, .padding = {1, 0, 0}, .ceil_mode = true};
+    const tensor y = run(op, x);
+    REQUIRE(y.shape() == shape{2, 3, 3, 3});
+    const average a = avg_pool3d_reference(x, 2, volume_axes(x.shape(), {3, 1, 1}, {2, 1, 1}, {1, 0, 0}, {1}),
+                                           y.shape(), true, 0);
+    check_close(y, a.value, a.bound);
+    CHECK(y.data()[18] == x.data()[27] / 2.0f);  // output depth 2, (0, 0) of channel 0: input depth 3 over 2
+  }
+}
+
+namespace {
+
 // adaptive_avg_pool written out: bin i of `out` over `in` spans [floor(i·in/out), ceil((i+1)·in/out)),
 // computed in floating point here (the kernel uses integer arithmetic); the mean of its values.
 average adaptive_reference(const tensor& x, std::int64_t planes, std::int64_t in_h, std::int64_t in_w,
@@ -447,4 +611,7 @@ TEST_CASE("pooling kernels allocate nothing per run") {
   CHECK(allocations(op::max_pool1d{.kernel_size = {2}}, line) == 0);
   CHECK(allocations(op::avg_pool1d{.kernel_size = {3}, .stride = {1}, .padding = {1}}, line) == 0);
   CHECK(allocations(op::adaptive_avg_pool1d{.output_size = {4}}, line) == 0);
+  const tensor volume = random_tensor({2, 2, 5, 6, 7}, 902);
+  CHECK(allocations(op::max_pool3d{.kernel_size = {3}, .stride = {2}, .padding = {1}}, volume) == 0);
+  CHECK(allocations(op::avg_pool3d{.kernel_size = {2}, .padding = {1}, .ceil_mode = true}, volume) == 0);
 }

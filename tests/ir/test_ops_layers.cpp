@@ -8,10 +8,13 @@
 #include <mase/ir/op/adaptive_avg_pool2d.hpp>
 #include <mase/ir/op/avg_pool1d.hpp>
 #include <mase/ir/op/avg_pool2d.hpp>
+#include <mase/ir/op/avg_pool3d.hpp>
 #include <mase/ir/op/batch_norm1d.hpp>
 #include <mase/ir/op/batch_norm2d.hpp>
+#include <mase/ir/op/batch_norm3d.hpp>
 #include <mase/ir/op/conv1d.hpp>
 #include <mase/ir/op/conv2d.hpp>
+#include <mase/ir/op/conv3d.hpp>
 #include <mase/ir/op/elu.hpp>
 #include <mase/ir/op/embedding.hpp>
 #include <mase/ir/op/gelu.hpp>
@@ -23,6 +26,7 @@
 #include <mase/ir/op/leaky_relu.hpp>
 #include <mase/ir/op/max_pool1d.hpp>
 #include <mase/ir/op/max_pool2d.hpp>
+#include <mase/ir/op/max_pool3d.hpp>
 #include <mase/ir/op/relu6.hpp>
 #include <mase/ir/op/rms_norm.hpp>
 #include <mase/ir/op/selu.hpp>
@@ -779,6 +783,142 @@ TEST_CASE("pools have no parameters, and their attributes round-trip") {
                     {"divisor_override", i64{5}}});
   check_attributes(op::adaptive_avg_pool1d{.output_size = {4}}, {{"output_size", dims{4}}});
   check_attributes(op::adaptive_avg_pool2d{.output_size = {5, 7}}, {{"output_size", dims{5, 7}}});
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3-d ops (torch.nn.Conv3d, MaxPool3d, AvgPool3d, BatchNorm3d): the window rule of the 2-d ones
+// along D, H and W.
+
+TEST_CASE("conv3d shapes, errors, parameters and attributes") {
+  constexpr op::conv3d c{.in_channels = 3, .out_channels = 8, .kernel_size = {3}, .stride = {2}, .padding = {1}};
+  // floor((16 + 2 - 2 - 1) / 2) + 1 = 8 along each of D, H, W.
+  CHECK_SHAPE(c, (shape{2, 3, 16, 16, 16}), (shape{2, 8, 8, 8, 8}));
+  CHECK_SHAPE(c, (shape{3, 16, 16, 16}), (shape{8, 8, 8, 8}));  // unbatched
+  // Per dimension: k (1, 3, 5), s (1, 2, 1), p (0, 1, 2), d (1, 1, 2):
+  // D (4 - 1) / 1 + 1 = 4, H (9 + 2 - 3) / 2 + 1 = 5, W (10 + 4 - 9) / 1 + 1 = 6.
+  CHECK_SHAPE((op::conv3d{.in_channels = 4,
+                          .out_channels = 6,
+                          .kernel_size = {1, 3, 5},
+                          .stride = {1, 2, 1},
+                          .padding = {0, 1, 2},
+                          .dilation = {1, 1, 2},
+                          .groups = 2}),
+              (shape{1, 4, 4, 9, 10}), (shape{1, 6, 4, 5, 6}));
+
+  CHECK_FAILS(c, (shape{2, 4, 16, 16, 16}), "conv3d: the input's channel dimension differs from in_channels");
+  CHECK_FAILS(c, (shape{3, 16, 16}), "conv3d: the input must be [N, C, D, H, W] or unbatched [C, D, H, W]");
+  CHECK_FAILS(c, (shape{1, 1, 3, 16, 16, 16}), "conv3d: the input must be");
+  CHECK_FAILS((op::conv3d{.in_channels = 3, .out_channels = 8, .kernel_size = {3}}), (shape{1, 3, 2, 16, 16}),
+              "conv3d: the dilated kernel is larger than the padded input");
+  CHECK_FAILS((op::conv3d{.in_channels = 3, .out_channels = 8, .kernel_size = {3, 3}}), (shape{1, 3, 8, 8, 8}),
+              "conv3d: kernel_size, stride, padding and dilation need 1 or 3 entries");
+  CHECK_FAILS((op::conv3d{.in_channels = 3, .out_channels = 8, .kernel_size = {3}, .padding = {-1}}),
+              (shape{1, 3, 8, 8, 8}),
+              "conv3d: kernel_size, stride and dilation must be positive and padding non-negative");
+  CHECK_FAILS((op::conv3d{.in_channels = 6, .out_channels = 8, .kernel_size = {3}, .groups = 4}),
+              (shape{1, 6, 8, 8, 8}), "conv3d: in_channels and out_channels must be divisible by groups");
+  CHECK_FAILS((op::conv3d{.in_channels = 3, .out_channels = 8, .kernel_size = {3}, .groups = 0}),
+              (shape{1, 3, 8, 8, 8}), "conv3d: in_channels, out_channels and groups must be positive");
+
+  check_parameters(op::conv3d{.in_channels = 6, .out_channels = 4, .kernel_size = {1, 3, 5}, .groups = 2},
+                   {{"weight", {4, 3, 1, 3, 5}}, {"bias", {4}}});
+  check_parameters(op::conv3d{.in_channels = 2, .out_channels = 4, .kernel_size = {3}, .bias = false},
+                   {{"weight", {4, 2, 3, 3, 3}}});
+  check_attributes(op::conv3d{.in_channels = 6,
+                              .out_channels = 4,
+                              .kernel_size = {1, 3, 5},
+                              .stride = {2, 1, 1},
+                              .padding = {0, 1, 2},
+                              .dilation = {3, 1, 1},
+                              .groups = 2,
+                              .bias = false},
+                   {{"in_channels", i64{6}},
+                    {"out_channels", i64{4}},
+                    {"kernel_size", dims{1, 3, 5}},
+                    {"stride", dims{2, 1, 1}},
+                    {"padding", dims{0, 1, 2}},
+                    {"dilation", dims{3, 1, 1}},
+                    {"groups", i64{2}},
+                    {"bias", false}});
+  static_assert(op_type<op::conv3d> && op_with_parameters<op::conv3d> &&
+                has_kind<op::conv3d>(node_kind::module_related_func) && op::conv3d::name == "conv3d");
+}
+
+TEST_CASE("max_pool3d and avg_pool3d shapes and errors") {
+  // stride = kernel 2 on (4, 6, 8): (2, 3, 4).
+  CHECK_SHAPE((op::max_pool3d{.kernel_size = {2}}), (shape{1, 3, 4, 6, 8}), (shape{1, 3, 2, 3, 4}));
+  CHECK_SHAPE((op::max_pool3d{.kernel_size = {2}}), (shape{3, 4, 6, 8}), (shape{3, 2, 3, 4}));  // unbatched
+  // k 3, s 2 on 6: floor(3/2) + 1 = 2; ceil 3 (the last window starts at 4 < 6). Along D
+  // k 1, s 1: unchanged.
+  CHECK_SHAPE((op::max_pool3d{.kernel_size = {1, 3, 3}, .stride = {1, 2, 2}, .ceil_mode = true}), (shape{1, 1, 5, 6, 6}),
+              (shape{1, 1, 5, 3, 3}));
+  // Dilation 2 makes k 3 span 5: (7 - 5) + 1 = 3.
+  CHECK_SHAPE((op::max_pool3d{.kernel_size = {3}, .stride = {1}, .dilation = {2}}), (shape{1, 1, 7, 7, 7}),
+              (shape{1, 1, 3, 3, 3}));
+  CHECK_FAILS((op::max_pool3d{.kernel_size = {3}, .padding = {0, 2, 0}}), (shape{1, 1, 8, 8, 8}),
+              "max_pool3d: padding must be at most half the kernel size");
+  CHECK_FAILS((op::max_pool3d{.kernel_size = {2, 2}}), (shape{1, 1, 8, 8, 8}),
+              "max_pool3d: kernel_size, stride, padding and dilation need 1 or 3 entries");
+  CHECK_FAILS((op::max_pool3d{.kernel_size = {2}, .dilation = {0}}), (shape{1, 1, 8, 8, 8}),
+              "max_pool3d: kernel_size, stride and dilation must be positive and padding non-negative");
+  CHECK_FAILS((op::max_pool3d{.kernel_size = {2}}), (shape{1, 8, 8}),
+              "max_pool3d: the input must be [N, C, D, H, W] or unbatched [C, D, H, W]");
+  CHECK_FAILS((op::max_pool3d{.kernel_size = {3}}), (shape{1, 1, 2, 8, 8}),
+              "max_pool3d: the dilated window is larger than the padded input");
+
+  // k 3, s 2, p 1 on 7: floor(6/2) + 1 = 4.
+  CHECK_SHAPE((op::avg_pool3d{.kernel_size = {3}, .stride = {2}, .padding = {1}}), (shape{2, 3, 7, 7, 7}),
+              (shape{2, 3, 4, 4, 4}));
+  // k 2, s 2, p 1 on 5 with ceil_mode: ceil(5/2) + 1 = 4, but the 4th window would start at
+  // 6 >= 5 + 1, in the right padding: 3.
+  CHECK_SHAPE((op::avg_pool3d{.kernel_size = {2}, .stride = {2}, .padding = {1}, .ceil_mode = true}),
+              (shape{1, 1, 5, 5, 5}), (shape{1, 1, 3, 3, 3}));
+  CHECK_SHAPE((op::avg_pool3d{.kernel_size = {2}, .divisor_override = 3}), (shape{1, 4, 6, 8}), (shape{1, 2, 3, 4}));
+  CHECK_FAILS((op::avg_pool3d{.kernel_size = {2}, .divisor_override = -2}), (shape{1, 1, 8, 8, 8}),
+              "avg_pool3d: divisor_override must be positive, or 0 for none");
+  CHECK_FAILS((op::avg_pool3d{.kernel_size = {3}, .padding = {2}}), (shape{1, 1, 8, 8, 8}),
+              "avg_pool3d: padding must be at most half the kernel size");
+  CHECK_FAILS((op::avg_pool3d{.kernel_size = {2}, .stride = {1, 1}}), (shape{1, 1, 8, 8, 8}),
+              "avg_pool3d: kernel_size, stride and padding need 1 or 3 entries");
+  CHECK_FAILS((op::avg_pool3d{.kernel_size = {2}, .stride = {0}}), (shape{1, 1, 8, 8, 8}),
+              "avg_pool3d: kernel_size and stride must be positive and padding non-negative");
+  CHECK_FAILS((op::avg_pool3d{.kernel_size = {2}}), (shape{1, 1, 1, 8, 8, 8}), "avg_pool3d: the input must be");
+  CHECK_FAILS((op::avg_pool3d{.kernel_size = {9}}), (shape{1, 1, 8, 8, 8}),
+              "avg_pool3d: the window is larger than the padded input");
+
+  check_attributes(op::max_pool3d{.kernel_size = {1, 2, 3}, .stride = {1, 1, 2}, .padding = {0, 1, 1},
+                                  .dilation = {1, 2, 1}, .ceil_mode = true},
+                   {{"kernel_size", dims{1, 2, 3}},
+                    {"stride", dims{1, 1, 2}},
+                    {"padding", dims{0, 1, 1}},
+                    {"dilation", dims{1, 2, 1}},
+                    {"ceil_mode", true}});
+  check_attributes(op::avg_pool3d{.kernel_size = {2}, .stride = {1}, .padding = {1}, .ceil_mode = true,
+                                  .count_include_pad = false, .divisor_override = 4},
+                   {{"kernel_size", dims{2}},
+                    {"stride", dims{1}},
+                    {"padding", dims{1}},
+                    {"ceil_mode", true},
+                    {"count_include_pad", false},
+                    {"divisor_override", i64{4}}});
+  static_assert(op_type<op::max_pool3d> && op_type<op::avg_pool3d> && !op_with_parameters<op::max_pool3d> &&
+                !op_with_parameters<op::avg_pool3d> && has_kind<op::max_pool3d>(node_kind::module_related_func) &&
+                has_kind<op::avg_pool3d>(node_kind::module_related_func));
+}
+
+TEST_CASE("batch_norm3d takes [N, C, D, H, W]") {
+  constexpr op::batch_norm3d bn{.num_features = 4};
+  CHECK_SHAPE(bn, (shape{2, 4, 3, 5, 5}), (shape{2, 4, 3, 5, 5}));
+  CHECK_FAILS(bn, (shape{2, 4, 5, 5}), "batch_norm3d: the input must be [N, C, D, H, W]");
+  CHECK_FAILS(bn, (shape{4, 3, 5, 5}), "batch_norm3d: the input must be [N, C, D, H, W]");
+  CHECK_FAILS(bn, (shape{2, 3, 3, 5, 5}), "batch_norm3d: the input's channel dimension differs from num_features");
+  CHECK_FAILS(op::batch_norm3d{}, (shape{2, 4, 3, 5, 5}), "batch_norm3d: num_features must be positive");
+  check_parameters(bn, {{"weight", {4}}, {"bias", {4}}, {"running_mean", {4}}, {"running_var", {4}}});
+  check_parameters(op::batch_norm3d{.num_features = 4, .affine = false, .track_running_stats = false}, {});
+  check_attributes(
+      op::batch_norm3d{.num_features = 3, .eps = 1e-4, .momentum = 0.5, .affine = false, .track_running_stats = false},
+      {{"num_features", i64{3}}, {"eps", 1e-4}, {"momentum", 0.5}, {"affine", false}, {"track_running_stats", false}});
+  static_assert(has_kind<op::batch_norm3d>(node_kind::module) && op::batch_norm3d::name == "batch_norm3d");
 }
 
 TEST_CASE("two bool attributes of one op are not mixed up") {

@@ -284,6 +284,15 @@ TEST_CASE("element-wise ops with one input keep its shape", "[ir][ops]") {
   CHECK_BOTH(gives(op::identity{}, {{8, 16}}, {8, 16}));
 }
 
+TEST_CASE("pow with a tensor exponent broadcasts it with the base, as torch.pow(Tensor, Tensor)", "[ir][ops]") {
+  static_assert(op::pow::inputs.min == 1 && op::pow::inputs.max == 2);
+  CHECK_BOTH(gives(op::pow{}, {{2, 3}, {2, 3}}, {2, 3}));
+  CHECK_BOTH(gives(op::pow{.exponent = 5.0}, {{2, 1, 4}, {3, 1}}, {2, 3, 4}));  // the attribute plays no part
+  CHECK_BOTH(gives(op::pow{}, {{}, {2, 2}}, {2, 2}));
+  CHECK_BOTH(gives(op::pow{}, {{4, 5}, {}}, {4, 5}));
+  CHECK_BOTH(fails(op::pow{}, {{2, 3}, {4}}));
+}
+
 TEST_CASE("scaled_dot_product_attention gives [..., L, Ev]", "[ir][ops]") {
   constexpr op::scaled_dot_product_attention sdpa{};
   CHECK_BOTH(gives(sdpa, {{2, 8, 10, 64}, {2, 8, 20, 64}, {2, 8, 20, 32}}, {2, 8, 10, 32}));

@@ -110,6 +110,29 @@ TEST_CASE("1-D convolution and pools") {
   CHECK(e.nodes.at("gap") == cost(0, 96, 96, 96, 12));
 }
 
+TEST_CASE("3-D convolution, pools and batch norm; pow with a tensor exponent") {
+  builder b;
+  auto x = b.input("x", {1, 2, 4, 6, 6});
+  auto e = b.input("e", {3, 1});
+  auto h = b.add("conv", op::conv3d{.in_channels = 2, .out_channels = 4, .kernel_size = {3}, .padding = {1}, .groups = 2},
+                 x);
+  h = b.add("bn", op::batch_norm3d{.num_features = 4}, h);
+  auto m = b.add("maxp", op::max_pool3d{.kernel_size = {2}}, h);
+  auto a = b.add("avgp", op::avg_pool3d{.kernel_size = {1, 2, 2}}, h);
+  auto p = b.add("pow", op::pow{}, m, e);
+  auto q = b.add("square", op::pow{.exponent = 2.0}, a);
+  const flop_estimate est = estimate_flops(with_metadata(b.output(p, q)));
+  // conv: y [1,4,4,6,6] = 576, window 3*3*3*(2/2) = 27; x = 288; W [4,1,3,3,3] = 108 + b 4.
+  CHECK(est.nodes.at("conv") == cost(112, 576 * 27, 2 * 288 * 27, 288, 576));
+  CHECK(est.nodes.at("bn") == cost(8, 4 * 576, 4 * 576, 576, 576));
+  // max pool k2: y [1,4,2,3,3] = 72, window 8; avg pool k (1,2,2): y [1,4,4,3,3] = 144, window 4.
+  CHECK(est.nodes.at("maxp") == cost(0, 72 * 8, 576 * 8, 576, 72));
+  CHECK(est.nodes.at("avgp") == cost(0, 144 * 4, 576 * 4, 576, 144));
+  // pow: one per result element; the exponent [3, 1] broadcasts into the base's 72.
+  CHECK(est.nodes.at("pow") == cost(0, 72, 72, 72 + 3, 72));
+  CHECK(est.nodes.at("square") == cost(0, 144, 144, 144, 144));
+}
+
 TEST_CASE("attention block ops: layer norm, matmul, softmax, attention, embedding, data movement") {
   builder b;
   auto ids = b.input("ids", {2, 3});

@@ -384,7 +384,8 @@ std::optional<bit_exact_kernel> make_bit_exact_kernel(const Node& n, const order
                                     if (!(in == to)) hardware_cast(to, y.values(), y.values());
                                   }};
         } else if constexpr (has_scalar_function<Op>) {
-          if (x->width > lut_max_input_width) return std::nullopt;
+          // A lookup table is a function of one input (pow with a tensor exponent has two).
+          if (n.inputs.size() != 1 || x->width > lut_max_input_width) return std::nullopt;
           const fixed_fmt in = *x;
           auto table = std::make_shared<std::vector<float>>(activation_lut(op, in, format(*out)));
           return bit_exact_kernel{

@@ -71,7 +71,7 @@ private:
   }
 
   static bool is_normalisation(std::string_view op) {
-    return op == "batch_norm1d" || op == "batch_norm2d" || op == "layer_norm" || op == "group_norm" ||
+    return op == "batch_norm1d" || op == "batch_norm2d" || op == "batch_norm3d" || op == "layer_norm" || op == "group_norm" ||
            op == "rms_norm" || op == "instance_norm";
   }
 

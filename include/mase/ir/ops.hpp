@@ -10,14 +10,17 @@
 #include <mase/ir/op/amin.hpp>
 #include <mase/ir/op/avg_pool1d.hpp>
 #include <mase/ir/op/avg_pool2d.hpp>
+#include <mase/ir/op/avg_pool3d.hpp>
 #include <mase/ir/op/batch_norm1d.hpp>
 #include <mase/ir/op/batch_norm2d.hpp>
+#include <mase/ir/op/batch_norm3d.hpp>
 #include <mase/ir/op/bmm.hpp>
 #include <mase/ir/op/cat.hpp>
 #include <mase/ir/op/ceil.hpp>
 #include <mase/ir/op/constant.hpp>
 #include <mase/ir/op/conv1d.hpp>
 #include <mase/ir/op/conv2d.hpp>
+#include <mase/ir/op/conv3d.hpp>
 #include <mase/ir/op/conv_transpose1d.hpp>
 #include <mase/ir/op/conv_transpose2d.hpp>
 #include <mase/ir/op/div.hpp>
@@ -47,6 +50,7 @@
 #include <mase/ir/op/matmul.hpp>
 #include <mase/ir/op/max_pool1d.hpp>
 #include <mase/ir/op/max_pool2d.hpp>
+#include <mase/ir/op/max_pool3d.hpp>
 #include <mase/ir/op/maximum.hpp>
 #include <mase/ir/op/mean.hpp>
 #include <mase/ir/op/minimum.hpp>
@@ -91,13 +95,14 @@ namespace mase {
 using op_variant = std::variant<  //
     op::placeholder, op::constant, op::output,
     // module
-    op::batch_norm1d, op::batch_norm2d, op::prelu,
+    op::batch_norm1d, op::batch_norm2d, op::batch_norm3d, op::prelu,
     // module_related_func
-    op::linear, op::conv1d, op::conv2d, op::conv_transpose1d, op::conv_transpose2d, op::layer_norm, op::group_norm, op::rms_norm,
+    op::linear, op::conv1d, op::conv2d, op::conv3d, op::conv_transpose1d, op::conv_transpose2d, op::layer_norm, op::group_norm, op::rms_norm,
     op::instance_norm,
     op::relu, op::relu6, op::leaky_relu, op::gelu, op::silu, op::sigmoid, op::tanh, op::elu, op::selu, op::softplus,
     op::softsign, op::hardswish, op::hardsigmoid, op::hardtanh, op::softmax, op::log_softmax,
-    op::max_pool1d, op::max_pool2d, op::avg_pool1d, op::avg_pool2d, op::adaptive_avg_pool1d, op::adaptive_avg_pool2d,
+    op::max_pool1d, op::max_pool2d, op::max_pool3d, op::avg_pool1d, op::avg_pool2d, op::avg_pool3d, op::adaptive_avg_pool1d,
+    op::adaptive_avg_pool2d,
     op::dropout, op::identity,
     // builtin_func
     op::add, op::sub, op::mul, op::div, op::matmul, op::bmm, op::mean, op::pow, op::sqrt, op::erf, op::neg, op::exp,

@@ -21,20 +21,23 @@
 // | linear                                      | |W|·|x|/x.last            (M)  | 2·computations           (M)  |
 // | conv1d                                      | |y|·k·C_in/groups              | 2·|x|·k·C_in/groups           |
 // | conv2d                                      | |y|·kh·kw·C_in/groups     (M*) | 2·|x|·kh·kw·C_in/groups  (M*) |
+// | conv3d                                      | |y|·kd·kh·kw·C_in/groups       | 2·|x|·kd·kh·kw·C_in/groups    |
 // | conv_transpose1d, conv_transpose2d          | |x|·k…·C_out/groups            | 2·computations                |
 // | batch_norm1d, batch_norm2d                  | 4·|x|                     (M)  | 4·|x|                    (M)  |
+// | batch_norm3d                                | 4·|x|                          | 4·|x|                         |
 // | layer_norm, group_norm                      | 5·|x|                     (M)  | 5·|x|                    (M)  |
 // | instance_norm                               | 5·|x|                          | 5·|x|                         |
 // | rms_norm (square, sum, scale, gain)         | 4·|x|                          | 4·|x|                         |
 // | relu, relu6                                 | |x|                       (M)  | |x|                      (M)  |
-// | other activations, neg, exp, sqrt, erf, pow | |x|                            | |x|                           |
+// | other activations, neg, exp, sqrt, erf      | |x|                            | |x|                           |
 // | abs, log, reciprocal, floor, ceil, sign     | |x|                            | |x|                           |
 // | softmax (exp, sum, divide)                  | 3·|x|                          | 3·|x|                         |
 // | log_softmax (exp, sum, subtract)            | 3·|x|                          | 3·|x|                         |
 // | max_pool1d/2d, avg_pool1d/2d                | |y|·window (k or kh·kw)   (M)  | |x|·window               (M)  |
+// | max_pool3d, avg_pool3d                      | |y|·kd·kh·kw                   | |x|·kd·kh·kw                  |
 // | adaptive_avg_pool1d/2d                      | |x|                       (M)  | |x|                      (M)  |
 // | add, sub, mul, div                          | |y|                       (M*) | |y|                      (M*) |
-// | maximum, minimum, where                     | |y|                            | |y|                           |
+// | maximum, minimum, where, pow                | |y|                            | |y|                           |
 // | mean                                        | |x|                            | |x|                           |
 // | sum, amax, amin                             | |x|                            | |x|                           |
 // | matmul, bmm                                 | |y|·K (K = x.last)             | 2·computations                |
@@ -179,17 +182,21 @@ op_cost op_flops(const Op& op, const flop_shapes& s) {
       const std::int64_t window =
           per_dim(op.kernel_size, 0) * per_dim(op.kernel_size, 1) * (op.in_channels / op.groups);
       set(y * window, 2 * x * window);
+    } else if constexpr (std::is_same_v<Op, op::conv3d>) {
+      const std::int64_t window = per_dim(op.kernel_size, 0) * per_dim(op.kernel_size, 1) *
+                                  per_dim(op.kernel_size, 2) * (op.in_channels / op.groups);
+      set(y * window, 2 * x * window);
     } else if constexpr (is_one_of<Op, op::conv_transpose1d, op::conv_transpose2d>) {
       std::int64_t window = op.out_channels / op.groups;
       for (int i = 0; i < (std::is_same_v<Op, op::conv_transpose1d> ? 1 : 2); ++i) window *= per_dim(op.kernel_size, i);
       set(x * window, 2 * x * window);
-    } else if constexpr (is_one_of<Op, op::batch_norm1d, op::batch_norm2d, op::rms_norm>) {
+    } else if constexpr (is_one_of<Op, op::batch_norm1d, op::batch_norm2d, op::batch_norm3d, op::rms_norm>) {
       set(4 * x, 4 * x);
     } else if constexpr (is_one_of<Op, op::layer_norm, op::group_norm, op::instance_norm>) {
       set(5 * x, 5 * x);
     } else if constexpr (is_one_of<Op, op::relu, op::relu6, op::leaky_relu, op::gelu, op::silu, op::sigmoid, op::tanh,
                                    op::elu, op::selu, op::softplus, op::softsign, op::hardswish, op::hardsigmoid,
-                                   op::hardtanh, op::neg, op::exp, op::sqrt, op::erf, op::pow, op::mean,
+                                   op::hardtanh, op::neg, op::exp, op::sqrt, op::erf, op::mean,
                                    op::prelu, op::abs, op::log, op::reciprocal, op::floor, op::ceil, op::sign,
                                    op::sum, op::amax, op::amin,
                                    op::adaptive_avg_pool1d, op::adaptive_avg_pool2d>) {
@@ -202,7 +209,12 @@ op_cost op_flops(const Op& op, const flop_shapes& s) {
     } else if constexpr (is_one_of<Op, op::max_pool2d, op::avg_pool2d>) {
       const std::int64_t window = per_dim(op.kernel_size, 0) * per_dim(op.kernel_size, 1);
       set(y * window, x * window);
-    } else if constexpr (is_one_of<Op, op::add, op::sub, op::mul, op::div, op::maximum, op::minimum, op::where>) {
+    } else if constexpr (is_one_of<Op, op::max_pool3d, op::avg_pool3d>) {
+      const std::int64_t window = per_dim(op.kernel_size, 0) * per_dim(op.kernel_size, 1) * per_dim(op.kernel_size, 2);
+      set(y * window, x * window);
+    } else if constexpr (is_one_of<Op, op::add, op::sub, op::mul, op::div, op::maximum, op::minimum, op::where,
+                                   op::pow>) {
+      // One operation per result element (pow's result has its input's size when it has one input).
       set(y, y);
     } else if constexpr (is_one_of<Op, op::matmul, op::bmm>) {
       const std::int64_t forward = y * s.in[0].back();

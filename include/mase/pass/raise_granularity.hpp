@@ -498,7 +498,7 @@ private:
     std::optional<node_id> square, quotient;
     for (node_id r : v_.readers(d)) {
       const node& n = g_[r];
-      if ((n.is<op::pow>() && n.as<op::pow>().exponent == 2.0) || (n.is<op::mul>() && n.inputs[0] == d && n.inputs[1] == d))
+      if ((n.is<op::pow>() && n.inputs.size() == 1 && n.as<op::pow>().exponent == 2.0) || (n.is<op::mul>() && n.inputs[0] == d && n.inputs[1] == d))
         square = r;
       else if (n.is<op::div>() && n.inputs[0] == d)
         quotient = r;

@@ -1,6 +1,7 @@
 #pragma once
-// Float kernels of the element-wise ops: arithmetic with PyTorch broadcasting, the activations,
-// and the pass-through ops (dropout at inference, identity).
+// Float kernels of the element-wise ops: arithmetic, maximum/minimum and where with PyTorch
+// broadcasting, the unary functions and activations (prelu's per-channel slopes included), and
+// the pass-through ops (dropout at inference, identity).
 //
 // Every unary op also has scalar_function(op, x): its exact definition in double, written from
 // the PyTorch documentation, which the bit-exact evaluator samples to build lookup tables.
@@ -232,6 +233,11 @@ auto apply_functor(const P& p, const Q& q) {
 // return one of the operands.
 using nan_propagating_max = Eigen::internal::scalar_max_op<float, float, Eigen::PropagateNaN>;
 using nan_propagating_min = Eigen::internal::scalar_min_op<float, float, Eigen::PropagateNaN>;
+// The C library's powf (within 1 ulp, every IEEE special case), element by element: PyTorch's
+// pow(Tensor, Tensor) is std::pow or SLEEF's 1-ulp pow, with no special-cased exponents.
+struct c_library_pow {
+  float operator()(float base, float exponent) const { return std::pow(base, exponent); }
+};
 
 // torch.where's three operands as loops over the result, the way broadcast_loops does for two:
 // size-1 dimensions dropped, adjacent dimensions every operand walks contiguously merged, so the
@@ -382,6 +388,12 @@ void float_kernel(const op::where& op, const Args& args) {
 
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::pow& op, const Args& args) {
+  if (args.inputs.size() == 2) {  // torch.pow(Tensor, Tensor): the exponent attribute is ignored
+    elementwise_detail::binary(args, op::pow::name, [](const auto& p, const auto& q) {
+      return elementwise_detail::apply_functor<elementwise_detail::c_library_pow>(p, q);
+    });
+    return;
+  }
   auto [x, y] = elementwise_detail::unary(args, op::pow::name);
   const double e = op.exponent;
   // PyTorch computes these exponents by multiplication, division or sqrt rather than pow.
@@ -640,6 +652,7 @@ void float_kernel(const op::identity&, const Args& args) {
 // The exact scalar definitions (PyTorch documentation), in double. NaN propagates through each
 // but sign.
 
+// pow with one input (the exponent attribute); a two-input pow is a binary op, not a function of x.
 inline double scalar_function(const op::pow& op, double x) { return std::pow(x, op.exponent); }
 inline double scalar_function(const op::sqrt&, double x) { return std::sqrt(x); }
 inline double scalar_function(const op::erf&, double x) { return std::erf(x); }

@@ -1,13 +1,14 @@
 #pragma once
-// Float kernels of the linear-algebra ops: linear, matmul, bmm, conv1d, conv2d, conv_transpose1d,
-// conv_transpose2d, scaled_dot_product_attention and embedding.
+// Float kernels of the linear-algebra ops: linear, matmul, bmm, conv1d, conv2d, conv3d,
+// conv_transpose1d, conv_transpose2d, scaled_dot_product_attention and embedding.
 //
 // The products underneath (linear_product, matmul_product, conv1d_product, conv2d_product) are
 // templates over the scalar type: the float kernels use them at T = float and the bit-exact
 // evaluator at T = std::int64_t (integer accumulation), so each product has one definition.
 // Matrix products are Eigen GEMMs on row-major maps of the tensors (PyTorch's layout), written
-// straight into the result; convolutions run a register-blocked direct kernel whose working
-// memory is a caller-owned scratch vector. Nothing here allocates in a steady-state run, except
+// straight into the result; 1-d and 2-d convolutions run a register-blocked direct kernel whose
+// working memory is a caller-owned scratch vector, and conv3d (rarer, and with larger patches)
+// is im2col + Eigen GEMM per group. Nothing here allocates in a steady-state run, except
 // that Eigen's GEMM takes its packing blocks from the heap when they exceed 128 KiB
 // (EIGEN_STACK_ALLOCATION_LIMIT), e.g. for 64×784 · 784×256.
 
@@ -18,6 +19,7 @@
 #include <mase/ir/op/bmm.hpp>
 #include <mase/ir/op/conv1d.hpp>
 #include <mase/ir/op/conv2d.hpp>
+#include <mase/ir/op/conv3d.hpp>
 #include <mase/ir/op/conv_transpose1d.hpp>
 #include <mase/ir/op/conv_transpose2d.hpp>
 #include <mase/ir/op/embedding.hpp>
@@ -27,6 +29,7 @@
 #include <mase/ir/op/shape_rules.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -746,6 +749,160 @@ void float_kernel(const op::conv_transpose1d& op, const Args& args) {
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::conv_transpose2d& op, const Args& args) {
   linear_algebra_detail::float_transposed_convolution(op, args);
+}
+
+namespace linear_algebra_detail {
+
+// A 3-D convolution's sizes; axes in the order D, H, W.
+struct volume_geometry {
+  Index batch = 1, in_channels = 0, out_channels = 0, groups = 1;
+  std::array<Index, 3> in{}, out{}, kernel{}, stride{}, pad{}, dilation{};
+  // Most im2col elements built at once (32 MiB of floats); see slab_depth.
+  Index column_budget = Index{1} << 23;
+
+  Index group_in() const noexcept { return in_channels / groups; }
+  Index group_out() const noexcept { return out_channels / groups; }
+  Index taps() const noexcept { return kernel[0] * kernel[1] * kernel[2]; }
+  // Weights of one output channel (the GEMM's inner dimension).
+  Index patch() const noexcept { return group_in() * taps(); }
+  Index in_voxels() const noexcept { return in[0] * in[1] * in[2]; }
+  Index out_plane() const noexcept { return out[1] * out[2]; }
+  Index out_voxels() const noexcept { return out[0] * out_plane(); }
+  // A 1×1×1 kernel at stride 1 without padding reads the input itself as its columns.
+  bool pointwise() const noexcept {
+    return taps() == 1 && stride == std::array<Index, 3>{1, 1, 1} && pad == std::array<Index, 3>{0, 0, 0};
+  }
+  // Output depth slices whose columns are built at once: as many as fit in column_budget
+  // (at least one), so that a large volume does not need its whole im2col matrix.
+  Index slab_depth() const noexcept {
+    const Index slice = std::max<Index>(1, patch() * out_plane());
+    return std::clamp<Index>(column_budget / slice, 1, std::max<Index>(out[0], 1));
+  }
+  std::size_t columns_size() const noexcept {
+    return pointwise() ? 0 : static_cast<std::size_t>(patch() * slab_depth() * out_plane());
+  }
+};
+
+// Input [N, C, D, H, W] or unbatched [C, D, H, W]; result [N, O, Do, Ho, Wo] or [O, Do, Ho, Wo].
+inline volume_geometry geometry(const op::conv3d& op, const shape& x, const shape& y) {
+  volume_geometry g;
+  g.batch = x.size() == 5 ? x[0] : 1;
+  g.in_channels = op.in_channels;
+  g.out_channels = op.out_channels;
+  g.groups = op.groups;
+  for (int i = 0; i < 3; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    g.in[u] = x.at(i - 3);
+    g.out[u] = y.at(i - 3);
+    g.kernel[u] = shape_rules::per_dim(op.kernel_size, i);
+    g.stride[u] = shape_rules::per_dim(op.stride, i);
+    g.pad[u] = shape_rules::per_dim(op.padding, i);
+    g.dilation[u] = shape_rules::per_dim(op.dilation, i);
+  }
+  return g;
+}
+
+// im2col for output depth slices [first, first + depth) of one group's input channels `image`:
+// columns[(c·taps + tap), voxel] is the input value tap `tap` of output voxel `voxel` sees in
+// channel c, or 0 in the padding. Rows are written in whole runs of output columns (W): zeros,
+// a contiguous or strided copy, zeros.
+template <class T>
+void volume_columns(const volume_geometry& g, const T* image, Index first, Index depth, T* columns) {
+  const Index plane = g.out_plane();
+  const Index width = g.out[2];
+  const Index row_size = depth * plane;
+  T* row = columns;
+  for (Index c = 0; c < g.group_in(); ++c) {
+    const T* channel = image + c * g.in_voxels();
+    for (Index kd = 0; kd < g.kernel[0]; ++kd)
+      for (Index kh = 0; kh < g.kernel[1]; ++kh)
+        for (Index kw = 0; kw < g.kernel[2]; ++kw, row += row_size) {
+          const Index offset_w = kw * g.dilation[2] - g.pad[2];
+          // The output columns whose tap lands inside the input: [inside_first, inside_last).
+          const input_range reach = reaching(width, g.in[2], g.stride[2], offset_w);
+          const Index inside_first = std::min(reach.first, width);
+          const Index inside_last = std::clamp(reach.last, inside_first, width);
+          T* to = row;
+          for (Index od = first; od < first + depth; ++od) {
+            const Index id = od * g.stride[0] + kd * g.dilation[0] - g.pad[0];
+            if (id < 0 || id >= g.in[0]) {
+              std::fill(to, to + plane, T(0));
+              to += plane;
+              continue;
+            }
+            for (Index oh = 0; oh < g.out[1]; ++oh, to += width) {
+              const Index ih = oh * g.stride[1] + kh * g.dilation[1] - g.pad[1];
+              if (ih < 0 || ih >= g.in[1]) {
+                std::fill(to, to + width, T(0));
+                continue;
+              }
+              const T* from = channel + (id * g.in[1] + ih) * g.in[2];
+              std::fill(to, to + inside_first, T(0));
+              if (g.stride[2] == 1)
+                std::copy(from + inside_first + offset_w, from + inside_last + offset_w, to + inside_first);
+              else
+                for (Index ow = inside_first; ow < inside_last; ++ow) to[ow] = from[ow * g.stride[2] + offset_w];
+              std::fill(to + inside_last, to + width, T(0));
+            }
+          }
+        }
+  }
+}
+
+// y = conv3d(x, w) + bias: per image, group and slab of output depth slices one GEMM,
+// W_g [group_out, patch] · columns [patch, voxels], written into the result through a map whose
+// rows step over whole output channels. `columns` holds columns_size() elements.
+template <class T>
+void volume_convolve(const volume_geometry& g, const T* x, const T* w, const T* bias, T* y, T* columns) {
+  using strided_rows = Eigen::Map<row_major<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
+  using const_column = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, 1>>;
+  const Index group_in = g.group_in(), group_out = g.group_out(), patch = g.patch();
+  const Index out_voxels = g.out_voxels(), plane = g.out_plane();
+  const Index slab = g.pointwise() ? std::max<Index>(g.out[0], 1) : g.slab_depth();
+  for (Index n = 0; n < g.batch; ++n)
+    for (Index group = 0; group < g.groups; ++group) {
+      const T* image = x + (n * g.in_channels + group * group_in) * g.in_voxels();
+      const const_matrix_view<T> weights(w + group * group_out * patch, group_out, patch);
+      T* result = y + (n * g.out_channels + group * group_out) * out_voxels;
+      for (Index first = 0; first < g.out[0]; first += slab) {
+        const Index depth = std::min(slab, g.out[0] - first);
+        const T* source = image;
+        if (!g.pointwise()) {
+          volume_columns(g, image, first, depth, columns);
+          source = columns;
+        }
+        const const_matrix_view<T> cols(source, patch, depth * plane);
+        strided_rows out(result + first * plane, group_out, depth * plane, Eigen::OuterStride<>(out_voxels));
+        if (bias == nullptr) {
+          out.noalias() = weights * cols;
+        } else {
+          out.colwise() = const_column(bias + group * group_out, group_out);
+          out.noalias() += weights * cols;
+        }
+      }
+    }
+}
+
+}  // namespace linear_algebra_detail
+
+// torch.nn.Conv3d / F.conv3d (see volume_convolve above).
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::conv3d& op, const Args& args) {
+  using namespace linear_algebra_detail;
+  check_unary_kernel_shapes(op, args);
+  const tensor& x = args.input(0);
+  tensor& y = args.output();
+  const tensor& weight = args.parameter("weight");
+  const tensor* bias = op.bias ? &args.parameter("bias") : nullptr;
+  // The graph checks parameter shapes when they are set; a direct call is checked here, once.
+  const parameter_list expected = op.parameters();
+  if (!(weight.shape() == expected[0].shape) || (bias != nullptr && !(bias->shape() == expected[1].shape)))
+    throw error(fmt::format("node {}: conv3d needs weight {} and bias {}, got {} and {}", args.node_name,
+                            to_string(expected[0].shape), op.bias ? to_string(expected[1].shape) : "none",
+                            to_string(weight.shape()), bias != nullptr ? to_string(bias->shape()) : "none"));
+  const volume_geometry g = geometry(op, x.shape(), y.shape());
+  volume_convolve<float>(g, x.data(), weight.data(), bias ? bias->data() : nullptr, y.data(),
+                         args.scratch_buffer(g.columns_size()).data());
 }
 
 // F.scaled_dot_product_attention(q, k, v, is_causal=…, scale=…) at inference (dropout_p is not

@@ -1,6 +1,6 @@
 #pragma once
 // Float kernels of the normalisations (layer_norm, group_norm, rms_norm, instance_norm,
-// batch_norm1d/2d), softmax and log_softmax, and the reductions (mean, sum, amax, amin), with
+// batch_norm1d/2d/3d), softmax and log_softmax, and the reductions (mean, sum, amax, amin), with
 // PyTorch's CPU semantics.
 //
 // Statistics are accumulated in float, as PyTorch's CPU kernels do for float32 tensors. Means and
@@ -109,7 +109,7 @@ inline void batch_norm(const Op& op, const kernel_args& args) {
   tensor& y = args.output();
   const std::int64_t batch = x.shape()[0];
   const std::int64_t channels = op.num_features;
-  std::int64_t spatial = 1;  // L of [N, C, L], H * W of [N, C, H, W]
+  std::int64_t spatial = 1;  // L of [N, C, L], H * W of [N, C, H, W], D * H * W of [N, C, D, H, W]
   for (int d = 2; d < x.rank(); ++d) spatial *= x.shape()[d];
   const float* weight = op.affine ? normalization_detail::parameter_data(args, "weight", channels) : nullptr;
   const float* bias = op.affine ? normalization_detail::parameter_data(args, "bias", channels) : nullptr;
@@ -464,7 +464,8 @@ template <class Args = kernel_args>  // a template so that including the header 
 void float_kernel(const op::group_norm& op, const Args& args) { normalization_detail::run(op, args); }
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::rms_norm& op, const Args& args) { normalization_detail::run(op, args); }
-// torch.nn.BatchNorm1d / BatchNorm2d in eval(): running statistics when tracked, otherwise the
+// torch.nn.BatchNorm1d / BatchNorm2d / BatchNorm3d in eval() (one kernel: a per-channel affine map
+// over however many spatial elements): running statistics when tracked, otherwise the
 // batch's own (what PyTorch does in eval() with track_running_stats=False).
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::batch_norm1d& op, const Args& args) {
@@ -472,6 +473,10 @@ void float_kernel(const op::batch_norm1d& op, const Args& args) {
 }
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::batch_norm2d& op, const Args& args) {
+  normalization_detail::batch_norm(op, args);
+}
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::batch_norm3d& op, const Args& args) {
   normalization_detail::batch_norm(op, args);
 }
 template <class Args = kernel_args>  // a template so that including the header compiles nothing

@@ -1,11 +1,12 @@
 #pragma once
-// Float kernels of the pools (max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d), with
+// Float kernels of the pools (max_pool1d/2d/3d, avg_pool1d/2d/3d, adaptive_avg_pool1d/2d), with
 // PyTorch's CPU semantics.
 //
-// Every input is a stack of planes: [N, C, H, W] or unbatched [C, H, W] is N·C (or C) planes of
-// H×W; the 1-d ops are the 2-d ones with H = 1, as PyTorch itself computes avg_pool1d and
-// adaptive_avg_pool1d (through the 2-d kernels on x.unsqueeze(-2)). Window sums accumulate in
-// float in row-major order and are divided once, as PyTorch's kernels do; maxima are exact.
+// Every input is a stack of volumes: [N, C, D, H, W] or unbatched [C, D, H, W] is N·C (or C)
+// volumes of D×H×W; the 2-d ops are the 3-d ones with D = 1 and the 1-d ops have H = 1 too, as
+// PyTorch itself computes avg_pool1d and adaptive_avg_pool1d (through the 2-d kernels on
+// x.unsqueeze(-2)). Window sums accumulate in float in row-major order (depth, then rows, then
+// columns) and are divided once, as PyTorch's kernels do; maxima are exact.
 
 #include <mase/eval/kernel.hpp>
 #include <mase/ir/ops.hpp>
@@ -63,13 +64,13 @@ struct axis {
 };
 
 struct planes {
-  std::int64_t count = 0;  // N·C, or C when unbatched
+  std::int64_t count = 0;  // N·C, or C when unbatched (times D when the depth axis is folded in)
+  axis d;
   axis h;
   axis w;
 };
 
-
-// The planes and window axes of a max or avg pool over the last `spatial` (1 or 2) dimensions.
+// The volumes and window axes of a max or avg pool over the last `spatial` (1, 2 or 3) dimensions.
 template <class Op>
 inline planes window_planes(const Op& op, const kernel_args& args, int spatial) {
   check_unary_kernel_shapes(op, args);
@@ -77,9 +78,9 @@ inline planes window_planes(const Op& op, const kernel_args& args, int spatial) 
   const shape& out = args.output().shape();
   const dims& stride = op.stride.empty() ? op.kernel_size : op.stride;
   planes p;
-  axis* axes[2] = {&p.h, &p.w};
+  axis* axes[3] = {&p.d, &p.h, &p.w};
   for (int i = 0; i < spatial; ++i) {
-    axis& a = *axes[2 - spatial + i];
+    axis& a = *axes[3 - spatial + i];
     const int d = in.size() - spatial + i;
     a.in = in[d];
     a.out = out[d];
@@ -88,13 +89,19 @@ inline planes window_planes(const Op& op, const kernel_args& args, int spatial) 
     a.padding = shape_rules::per_dim(op.padding, i);
     if constexpr (requires { op.dilation; }) a.dilation = shape_rules::per_dim(op.dilation, i);
   }
-  const std::int64_t plane_size = p.h.in * p.w.in;
+  const std::int64_t volume = p.d.in * p.h.in * p.w.in;
   // PyTorch refuses empty spatial dimensions; the shape rule lets one through when padding alone
   // fills a window.
-  if (plane_size == 0 && args.output().size() != 0)
+  if (volume == 0 && args.output().size() != 0)
     throw error(fmt::format("node {}: {} needs non-empty spatial dimensions, but the input has shape {}",
                             args.node_name, Op::name, to_string(in)));
-  p.count = plane_size == 0 ? 0 : static_cast<std::int64_t>(args.input(0).size()) / plane_size;
+  p.count = volume == 0 ? 0 : static_cast<std::int64_t>(args.input(0).size()) / volume;
+  // A depth window of one tap at stride 1 without padding pools each depth slice on its own: the
+  // slices are then planes of a 2-d pool (a 3-d pool of kernel (1, k, k) runs the 2-d kernels).
+  if (p.d.kernel == 1 && p.d.stride == 1 && p.d.padding == 0) {
+    p.count *= p.d.in;
+    p.d = axis{};
+  }
   return p;
 }
 
@@ -153,17 +160,19 @@ inline void max_pool_2x2(const planes& p, const float* x, float* y) {
 }
 #endif
 
-// Whether every window is 2×2 at stride 2, undilated and inside the input.
+// Whether every window is 2×2 at stride 2, undilated and inside the input, over planes.
 inline bool whole_2x2_windows(const planes& p) noexcept {
+  if (p.d.in != 1 || p.d.kernel != 1) return false;
   const auto pairs = [](const axis& a) {
     return a.kernel == 2 && a.stride == 2 && a.dilation == 1 && a.padding == 0 && 2 * a.out <= a.in;
   };
   return pairs(p.h) && pairs(p.w);
 }
 
-// Maximum over each window; padding and taps past the end count as -inf. Output columns whose
-// window lies inside the input along W run tap by tap across the whole row (a loop over output
-// columns the compiler vectorises); the few border columns clip their taps one by one.
+// Maximum over each window; padding and taps past the end count as -inf. A window's rows are its
+// (depth, height) taps inside the input. Output columns whose window lies inside the input along
+// W run tap by tap across the whole row (a loop over output columns the compiler vectorises); the
+// few border columns clip their taps one by one.
 inline void max_pool(const planes& p, const float* x, float* y) {
 #if defined(__AVX2__)
   if (whole_2x2_windows(p)) {
@@ -174,126 +183,147 @@ inline void max_pool(const planes& p, const float* x, float* y) {
   std::int64_t ow_first = 0;
   std::int64_t ow_last = 0;
   p.w.interior(ow_first, ow_last);
+  const std::int64_t plane_size = p.h.in * p.w.in;
   for (std::int64_t c = 0; c < p.count; ++c) {
-    const float* plane = x + c * p.h.in * p.w.in;
-    for (std::int64_t oh = 0; oh < p.h.out; ++oh, y += p.w.out) {
-      std::int64_t kh_first = 0;
-      std::int64_t kh_last = 0;
-      p.h.taps(oh, kh_first, kh_last);
-      const std::int64_t h0 = p.h.start(oh);
-      const auto border_column = [&](std::int64_t ow) {
-        std::int64_t kw_first = 0;
-        std::int64_t kw_last = 0;
-        p.w.taps(ow, kw_first, kw_last);
-        const std::int64_t w0 = p.w.start(ow);
-        float best = -std::numeric_limits<float>::infinity();
-        for (std::int64_t kh = kh_first; kh < kh_last; ++kh) {
-          const float* row = plane + (h0 + kh * p.h.dilation) * p.w.in;
-          for (std::int64_t kw = kw_first; kw < kw_last; ++kw) best = max_or_nan(best, row[w0 + kw * p.w.dilation]);
-        }
-        y[ow] = best;
-      };
-      for (std::int64_t ow = 0; ow < ow_first; ++ow) border_column(ow);
-      for (std::int64_t ow = ow_last; ow < p.w.out; ++ow) border_column(ow);
+    const float* volume = x + c * p.d.in * plane_size;
+    for (std::int64_t od = 0; od < p.d.out; ++od) {
+      std::int64_t kd_first = 0;
+      std::int64_t kd_last = 0;
+      p.d.taps(od, kd_first, kd_last);
+      const std::int64_t d0 = p.d.start(od);
+      for (std::int64_t oh = 0; oh < p.h.out; ++oh, y += p.w.out) {
+        std::int64_t kh_first = 0;
+        std::int64_t kh_last = 0;
+        p.h.taps(oh, kh_first, kh_last);
+        const std::int64_t h0 = p.h.start(oh);
+        // Row (kd, kh) of the window; only taps inside the input are ever asked for.
+        const auto row_of = [&](std::int64_t kd, std::int64_t kh) {
+          return volume + (d0 + kd * p.d.dilation) * plane_size + (h0 + kh * p.h.dilation) * p.w.in;
+        };
+        const auto border_column = [&](std::int64_t ow) {
+          std::int64_t kw_first = 0;
+          std::int64_t kw_last = 0;
+          p.w.taps(ow, kw_first, kw_last);
+          const std::int64_t w0 = p.w.start(ow);
+          float best = -std::numeric_limits<float>::infinity();
+          for (std::int64_t kd = kd_first; kd < kd_last; ++kd)
+            for (std::int64_t kh = kh_first; kh < kh_last; ++kh) {
+              const float* row = row_of(kd, kh);
+              for (std::int64_t kw = kw_first; kw < kw_last; ++kw) best = max_or_nan(best, row[w0 + kw * p.w.dilation]);
+            }
+          y[ow] = best;
+        };
+        for (std::int64_t ow = 0; ow < ow_first; ++ow) border_column(ow);
+        for (std::int64_t ow = ow_last; ow < p.w.out; ++ow) border_column(ow);
 
-      float* out = y + ow_first;
-      const std::int64_t columns = ow_last - ow_first;
-      if (columns == 0) continue;
-      // Pointers are formed only to taps inside the plane (rows kh_first.. and columns from the
-      // first interior window's start, which is >= 0).
-      const auto row_at = [&](std::int64_t kh) {
-        return plane + (h0 + kh * p.h.dilation) * p.w.in + p.w.start(ow_first);
-      };
-      // 2-wide windows at stride 2 (LeNet's and VGG's pools): both taps of a row in one pass,
-      // and a 2×2 window in a single pass over the output row.
-      const bool pairs = p.w.kernel == 2 && p.w.stride == 2 && p.w.dilation == 1;
-      if (pairs && kh_last - kh_first == 2) {
-        const float* top = row_at(kh_first);
-        const float* bottom = row_at(kh_first + 1);
-        for (std::int64_t j = 0; j < columns; ++j)
-          out[j] = max_or_nan(max_or_nan(max_or_nan(top[2 * j], top[2 * j + 1]), bottom[2 * j]), bottom[2 * j + 1]);
-        continue;
-      }
-      // Otherwise tap by tap across the row, vectorised over the output columns.
-      std::fill(out, out + columns, -std::numeric_limits<float>::infinity());
-      for (std::int64_t kh = kh_first; kh < kh_last; ++kh) {
-        const float* row = row_at(kh);
-        if (pairs) {
+        float* out = y + ow_first;
+        const std::int64_t columns = ow_last - ow_first;
+        if (columns == 0) continue;
+        // Pointers are formed only to taps inside the input (from the first interior window's
+        // column start, which is >= 0).
+        const std::int64_t first_column = p.w.start(ow_first);
+        // 2-wide windows at stride 2 (LeNet's and VGG's pools): both taps of a row in one pass,
+        // and a 2×2 window in a single pass over the output row.
+        const bool pairs = p.w.kernel == 2 && p.w.stride == 2 && p.w.dilation == 1;
+        if (pairs && kd_last - kd_first == 1 && kh_last - kh_first == 2) {
+          const float* top = row_of(kd_first, kh_first) + first_column;
+          const float* bottom = row_of(kd_first, kh_first + 1) + first_column;
           for (std::int64_t j = 0; j < columns; ++j)
-            out[j] = max_or_nan(max_or_nan(out[j], row[2 * j]), row[2 * j + 1]);
+            out[j] = max_or_nan(max_or_nan(max_or_nan(top[2 * j], top[2 * j + 1]), bottom[2 * j]), bottom[2 * j + 1]);
           continue;
         }
-        for (std::int64_t kw = 0; kw < p.w.kernel; ++kw) {
-          const float* tap = row + kw * p.w.dilation;
-          const std::int64_t stride = p.w.stride;
-          if (stride == 1)
-            for (std::int64_t j = 0; j < columns; ++j) out[j] = max_or_nan(out[j], tap[j]);
-          else
-            for (std::int64_t j = 0; j < columns; ++j) out[j] = max_or_nan(out[j], tap[j * stride]);
-        }
+        // Otherwise tap by tap across the row, vectorised over the output columns.
+        std::fill(out, out + columns, -std::numeric_limits<float>::infinity());
+        for (std::int64_t kd = kd_first; kd < kd_last; ++kd)
+          for (std::int64_t kh = kh_first; kh < kh_last; ++kh) {
+            const float* row = row_of(kd, kh) + first_column;
+            if (pairs) {
+              for (std::int64_t j = 0; j < columns; ++j)
+                out[j] = max_or_nan(max_or_nan(out[j], row[2 * j]), row[2 * j + 1]);
+              continue;
+            }
+            for (std::int64_t kw = 0; kw < p.w.kernel; ++kw) {
+              const float* tap = row + kw * p.w.dilation;
+              const std::int64_t stride = p.w.stride;
+              if (stride == 1)
+                for (std::int64_t j = 0; j < columns; ++j) out[j] = max_or_nan(out[j], tap[j]);
+              else
+                for (std::int64_t j = 0; j < columns; ++j) out[j] = max_or_nan(out[j], tap[j * stride]);
+            }
+          }
       }
     }
   }
 }
 
-// PyTorch's avg_pool2d: the window is clipped to the padded input for count_include_pad's
+// PyTorch's avg_pool2d/3d: the window is clipped to the padded input for count_include_pad's
 // divisor, then to the input for the sum; divisor_override (> 0) replaces the divisor. Each sum
-// adds its taps in PyTorch's order (row by row, left to right); interior columns do so for the
-// whole row at once, tap by tap, which keeps that order per output.
+// adds its taps in PyTorch's order (depth by depth, row by row, left to right); interior columns
+// do so for the whole row at once, tap by tap, which keeps that order per output.
 inline void avg_pool(const planes& p, bool count_include_pad, std::int64_t divisor_override, const float* x, float* y) {
   std::int64_t ow_first = 0;
   std::int64_t ow_last = 0;
   p.w.interior(ow_first, ow_last);
+  const std::int64_t plane_size = p.h.in * p.w.in;
+  // The window along one axis: [start, end) clipped to the padded input (`padded` taps), then to
+  // the input.
+  struct span {
+    std::int64_t first, last, padded;
+  };
+  const auto clip = [](const axis& a, std::int64_t o) {
+    const std::int64_t start = a.start(o);
+    const std::int64_t end = std::min(start + a.kernel, a.in + a.padding);
+    return span{std::max<std::int64_t>(start, 0), std::min(end, a.in), end - start};
+  };
   for (std::int64_t c = 0; c < p.count; ++c) {
-    const float* plane = x + c * p.h.in * p.w.in;
-    for (std::int64_t oh = 0; oh < p.h.out; ++oh, y += p.w.out) {
-      std::int64_t h0 = p.h.start(oh);
-      std::int64_t h1 = std::min(h0 + p.h.kernel, p.h.in + p.h.padding);
-      const std::int64_t padded_h = h1 - h0;
-      h0 = std::max<std::int64_t>(h0, 0);
-      h1 = std::min(h1, p.h.in);
-      const auto divisor = [&](std::int64_t padded_w, std::int64_t inside_w) {
-        return static_cast<float>(divisor_override > 0 ? divisor_override
-                                  : count_include_pad  ? padded_h * padded_w
-                                                       : (h1 - h0) * inside_w);
-      };
-      const auto border_column = [&](std::int64_t ow) {
-        std::int64_t w0 = p.w.start(ow);
-        std::int64_t w1 = std::min(w0 + p.w.kernel, p.w.in + p.w.padding);
-        const std::int64_t padded_w = w1 - w0;
-        w0 = std::max<std::int64_t>(w0, 0);
-        w1 = std::min(w1, p.w.in);
-        if (h0 >= h1 || w0 >= w1) {  // a window of padding only (an empty input)
-          y[ow] = 0.0f;
-          return;
-        }
-        float sum = 0.0f;
-        for (std::int64_t ih = h0; ih < h1; ++ih) {
-          const float* row = plane + ih * p.w.in;
-          for (std::int64_t iw = w0; iw < w1; ++iw) sum += row[iw];
-        }
-        y[ow] = sum / divisor(padded_w, w1 - w0);
-      };
-      for (std::int64_t ow = 0; ow < ow_first; ++ow) border_column(ow);
-      for (std::int64_t ow = ow_last; ow < p.w.out; ++ow) border_column(ow);
+    const float* volume = x + c * p.d.in * plane_size;
+    for (std::int64_t od = 0; od < p.d.out; ++od) {
+      const span depth = clip(p.d, od);
+      for (std::int64_t oh = 0; oh < p.h.out; ++oh, y += p.w.out) {
+        const span height = clip(p.h, oh);
+        const bool rows_inside = depth.first < depth.last && height.first < height.last;
+        const auto divisor = [&](std::int64_t padded_w, std::int64_t inside_w) {
+          return static_cast<float>(divisor_override > 0 ? divisor_override
+                                    : count_include_pad  ? depth.padded * height.padded * padded_w
+                                                         : (depth.last - depth.first) *
+                                                               (height.last - height.first) * inside_w);
+        };
+        const auto border_column = [&](std::int64_t ow) {
+          const span width = clip(p.w, ow);
+          if (!rows_inside || width.first >= width.last) {  // a window of padding only (an empty input)
+            y[ow] = 0.0f;
+            return;
+          }
+          float sum = 0.0f;
+          for (std::int64_t id = depth.first; id < depth.last; ++id)
+            for (std::int64_t ih = height.first; ih < height.last; ++ih) {
+              const float* row = volume + id * plane_size + ih * p.w.in;
+              for (std::int64_t iw = width.first; iw < width.last; ++iw) sum += row[iw];
+            }
+          y[ow] = sum / divisor(width.padded, width.last - width.first);
+        };
+        for (std::int64_t ow = 0; ow < ow_first; ++ow) border_column(ow);
+        for (std::int64_t ow = ow_last; ow < p.w.out; ++ow) border_column(ow);
 
-      float* out = y + ow_first;
-      const std::int64_t columns = ow_last - ow_first;
-      std::fill(out, out + columns, 0.0f);
-      if (columns == 0 || h0 >= h1) continue;
-      for (std::int64_t ih = h0; ih < h1; ++ih) {
-        const float* row = plane + ih * p.w.in + p.w.start(ow_first);
-        for (std::int64_t kw = 0; kw < p.w.kernel; ++kw) {
-          const float* tap = row + kw;
-          const std::int64_t stride = p.w.stride;
-          if (stride == 1)
-            for (std::int64_t j = 0; j < columns; ++j) out[j] += tap[j];
-          else
-            for (std::int64_t j = 0; j < columns; ++j) out[j] += tap[j * stride];
-        }
+        float* out = y + ow_first;
+        const std::int64_t columns = ow_last - ow_first;
+        std::fill(out, out + columns, 0.0f);
+        if (columns == 0 || !rows_inside) continue;
+        for (std::int64_t id = depth.first; id < depth.last; ++id)
+          for (std::int64_t ih = height.first; ih < height.last; ++ih) {
+            const float* row = volume + id * plane_size + ih * p.w.in + p.w.start(ow_first);
+            for (std::int64_t kw = 0; kw < p.w.kernel; ++kw) {
+              const float* tap = row + kw;
+              const std::int64_t stride = p.w.stride;
+              if (stride == 1)
+                for (std::int64_t j = 0; j < columns; ++j) out[j] += tap[j];
+              else
+                for (std::int64_t j = 0; j < columns; ++j) out[j] += tap[j * stride];
+            }
+          }
+        const float interior_divisor = divisor(p.w.kernel, p.w.kernel);
+        for (std::int64_t j = 0; j < columns; ++j) out[j] /= interior_divisor;
       }
-      const float interior_divisor = divisor(p.w.kernel, p.w.kernel);
-      for (std::int64_t j = 0; j < columns; ++j) out[j] /= interior_divisor;
     }
   }
 }
@@ -349,7 +379,7 @@ inline void adaptive_avg_pool(const Op& op, const kernel_args& args, int spatial
 
 }  // namespace pooling_detail
 
-// torch.nn.MaxPool1d / MaxPool2d (kernel, stride = kernel when empty, -inf padding, dilation,
+// torch.nn.MaxPool1d / MaxPool2d / MaxPool3d (kernel, stride = kernel when empty, -inf padding, dilation,
 // ceil_mode through the shape rule's output size).
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::max_pool1d& op, const Args& args) {
@@ -361,8 +391,14 @@ void float_kernel(const op::max_pool2d& op, const Args& args) {
   const pooling_detail::planes p = pooling_detail::window_planes(op, args, 2);
   pooling_detail::max_pool(p, args.input(0).data(), args.output().data());
 }
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::max_pool3d& op, const Args& args) {
+  const pooling_detail::planes p = pooling_detail::window_planes(op, args, 3);
+  pooling_detail::max_pool(p, args.input(0).data(), args.output().data());
+}
 
-// torch.nn.AvgPool1d / AvgPool2d (count_include_pad, ceil_mode; divisor_override for 2-d).
+// torch.nn.AvgPool1d / AvgPool2d / AvgPool3d (count_include_pad, ceil_mode; divisor_override for
+// 2-d and 3-d).
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::avg_pool1d& op, const Args& args) {
   const pooling_detail::planes p = pooling_detail::window_planes(op, args, 1);
@@ -371,6 +407,11 @@ void float_kernel(const op::avg_pool1d& op, const Args& args) {
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::avg_pool2d& op, const Args& args) {
   const pooling_detail::planes p = pooling_detail::window_planes(op, args, 2);
+  pooling_detail::avg_pool(p, op.count_include_pad, op.divisor_override, args.input(0).data(), args.output().data());
+}
+template <class Args = kernel_args>  // a template so that including the header compiles nothing
+void float_kernel(const op::avg_pool3d& op, const Args& args) {
+  const pooling_detail::planes p = pooling_detail::window_planes(op, args, 3);
   pooling_detail::avg_pool(p, op.count_include_pad, op.divisor_override, args.input(0).data(), args.output().data());
 }
 

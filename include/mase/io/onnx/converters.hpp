@@ -40,9 +40,23 @@ void unary(importer& c, Op op = {}) {
   c.set_output(0, c.emit(op, {c.input(0)}));
 }
 
+// Input 1 of an element-wise op under opset 6 and older: with broadcast = 1 and an axis, B's
+// dimensions line up with A's from that axis (numpy lines them up from the end), so B gets
+// trailing 1s; from opset 7 both are numpy broadcasting.
+inline node_id second_operand(importer& c) {
+  const node_id b = c.input(1);
+  if (c.opset() >= 7 || c.int_attribute("broadcast", 0) == 0 || !c.has_attribute("axis")) return b;
+  const int rank_a = c.input_shape(0).size();
+  const shape& sb = c.input_shape(1);
+  const std::int64_t axis = normalize_axis(c, c.int_attribute("axis", 0), rank_a);
+  shape aligned = sb;
+  for (std::int64_t i = axis + sb.size(); i < rank_a; ++i) aligned.push_back(1);
+  return aligned == sb ? b : c.emit(op::reshape{.shape = aligned}, {b});
+}
+
 template <class Op>
 void binary(importer& c) {
-  c.set_output(0, c.emit(Op{}, {c.input(0), c.input(1)}));
+  c.set_output(0, c.emit(Op{}, {c.input(0), second_operand(c)}));
 }
 
 // Sum, Max, Min, Mean: a chain of binary ops over every input.
@@ -201,7 +215,7 @@ inline void convert_cast(importer& c, int to) {
 }
 
 inline void convert_div(importer& c) {
-  const node_id y = c.emit(op::div{}, {c.input(0), c.input(1)});
+  const node_id y = c.emit(op::div{}, {c.input(0), second_operand(c)});
   if (!is_integer_element_type(c.input_type(0))) {
     c.set_output(0, y);
     return;
@@ -332,6 +346,7 @@ inline void convert_conv(importer& c) {
 inline void convert_batch_norm(importer& c) {
   c.only_outputs(1, "running statistics in training mode");
   if (c.int_attribute("training_mode", 0) != 0) c.not_supported("training_mode = 1: mase imports models for inference");
+  if (c.int_attribute("spatial", 1) == 0) c.not_supported("spatial = 0 (statistics per element, opset 6 and older)");
   const shape& x = c.input_shape(0);
   const double eps = c.float_attribute("epsilon", 1e-5);
   const double momentum = 1.0 - c.float_attribute("momentum", 0.9);  // ONNX's momentum weighs the old value
@@ -498,6 +513,14 @@ inline void convert_reshape(importer& c) {
       if (static_cast<int>(i) >= x.size()) c.fail("a 0 in shape copies an input dimension that does not exist");
       target[i] = x[static_cast<int>(i)];
     }
+  // The -1 resolved here, so that the graph (and the hardware after it) states every size.
+  const auto unknown = std::find(target.begin(), target.end(), -1);
+  if (unknown != target.end()) {
+    std::int64_t known = 1;
+    for (std::int64_t d : target)
+      if (d != -1) known *= d;
+    if (known > 0 && x.numel() % known == 0) *unknown = x.numel() / known;
+  }
   c.set_output(0, c.emit(op::reshape{.shape = to_dims(c, target, "shape")}, {c.input(0)}));
 }
 
@@ -548,6 +571,12 @@ inline void convert_unsqueeze(importer& c) {
 
 inline void convert_concat(importer& c) {
   const int rank = c.input_shape(0).size();
+  if (c.opset() < 4 && !c.has_attribute("axis")) {  // axis defaulted to 1 before opset 4
+    std::vector<node_id> inputs;
+    for (int i = 0; i < c.input_count(); ++i)
+      if (c.has_input(i)) inputs.push_back(c.input(i));
+    return c.set_output(0, c.emit(op::cat{.dim = 1}, inputs));
+  }
   std::vector<node_id> inputs;
   for (int i = 0; i < c.input_count(); ++i)
     if (c.has_input(i)) inputs.push_back(c.input(i));
@@ -698,6 +727,7 @@ inline void convert_pad(importer& c) {
   const std::string mode_name = c.string_attribute("mode", "constant");
   std::vector<std::int64_t> pads;
   double value = 0.0;
+  if (c.opset() < 2 && c.has_attribute("paddings")) c.not_supported("Pad before opset 2 (attribute paddings)");
   if (c.opset() < 11) {
     pads = c.ints_attribute("pads");
     value = c.float_attribute("value", 0.0);
@@ -844,6 +874,79 @@ inline void convert_gather_elements(importer& c) {
   c.set_output(0, c.emit(op::gather{.dim = axis}, {c.input(0), c.emit_constant(std::move(index))}));
 }
 
+// ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSum, ReduceLogSumExp: an element-wise op, a
+// sum, and an element-wise op.
+template <class Before, class After>
+void convert_reduce_composite(importer& c) {
+  const auto axes = reduce_axes(c);
+  node_id x = c.input(0);
+  if constexpr (std::is_same_v<Before, op::pow>) x = c.emit(op::pow{.exponent = 2.0}, {x});
+  else if constexpr (!std::is_same_v<Before, void>) x = c.emit(Before{}, {x});
+  if (axes) x = c.emit(op::sum{.dim = *axes, .keepdim = c.int_attribute("keepdims", 1) != 0}, {x});
+  if constexpr (!std::is_same_v<After, void>) x = c.emit(After{}, {x});
+  c.set_output(0, x);
+}
+
+// PyTorch's PReLU holds one slope, or one per channel (dim 1); ONNX's slope broadcasts
+// numpy-style. Other slope shapes become relu(x) - slope · relu(-x).
+inline void convert_prelu(importer& c) {
+  const shape& x = c.input_shape(0);
+  if (c.input_is_constant(1)) {
+    const tensor& slope = c.constant_input(1, "slope");
+    const shape& s = slope.shape();
+    // [C] before opset 7 (a slope per channel); [C, 1, …] to rank - 1 from 7 (numpy broadcasting).
+    bool per_channel = x.size() >= 2 && s.size() >= 1 && s[0] == x[1] &&
+                       (c.opset() < 7 ? s.size() <= x.size() - 1 : s.size() == x.size() - 1);
+    for (int i = 1; i < s.size(); ++i) per_channel = per_channel && s[i] == 1;
+    if (s.numel() == 1 || per_channel) {
+      const std::int64_t n = s.numel();
+      return c.set_output(0, c.emit(op::prelu{.num_parameters = n}, {c.input(0)},
+                                    {{"weight", slope.reshaped(shape{n})}}));
+    }
+  }
+  const node_id positive = c.emit(op::relu{}, {c.input(0)});
+  const node_id negative = c.emit(op::relu{}, {c.emit(op::neg{}, {c.input(0)})});
+  c.set_output(0, c.emit(op::sub{}, {positive, c.emit(op::mul{}, {c.input(1), negative})}));
+}
+
+inline void convert_instance_norm(importer& c) {
+  const shape& x = c.input_shape(0);
+  if (x.size() < 3) c.fail("the input needs a batch, a channel and at least one spatial dimension");
+  c.set_output(0, c.emit(op::instance_norm{.num_features = x[1], .eps = c.float_attribute("epsilon", 1e-5),
+                                           .affine = true},
+                         {c.input(0)},
+                         {{"weight", c.constant_input(1, "scale")}, {"bias", c.constant_input(2, "B")}}));
+}
+
+inline void convert_global_max_pool(importer& c) {
+  const shape& x = c.input_shape(0);
+  dims spatial;
+  for (int i = 2; i < x.size(); ++i) spatial.push_back(i);
+  if (spatial.empty()) c.fail("the input needs at least one spatial dimension");
+  c.set_output(0, c.emit(op::amax{.dim = spatial, .keepdim = true}, {c.input(0)}));
+}
+
+// Range(start, limit, delta) of constants: folded at import.
+inline void convert_range(importer& c) {
+  const double start = c.scalar_input(0, "start");
+  const double limit = c.scalar_input(1, "limit");
+  const double delta = c.scalar_input(2, "delta");
+  if (delta == 0.0) c.fail("delta is 0");
+  const double steps = std::ceil((limit - start) / delta);
+  const auto count = static_cast<std::int64_t>(std::max(0.0, std::min(steps, 1e9)));
+  if (static_cast<std::size_t>(count) > max_folded_elements) c.not_supported("a Range larger than mase folds");
+  std::vector<float> v;
+  std::vector<std::int64_t> exact;
+  const bool integer = is_integer_element_type(c.input_type(0));
+  for (std::int64_t i = 0; i < count; ++i) {
+    const double value = start + static_cast<double>(i) * delta;
+    v.push_back(static_cast<float>(value));
+    exact.push_back(importer::saturating_integer(value));
+  }
+  c.set_output(0, c.emit_constant(tensor(shape{count}, std::move(v)),
+                                  integer ? std::optional(std::move(exact)) : std::nullopt));
+}
+
 inline const std::unordered_map<std::string_view, converter>& converters() {
   static const std::unordered_map<std::string_view, converter> table{
       {"Identity", convert_identity},
@@ -852,7 +955,10 @@ inline const std::unordered_map<std::string_view, converter>& converters() {
       {"ConstantOfShape", convert_constant_of_shape},
       {"Shape", convert_shape},
       {"Size", convert_size},
-      {"Cast", [](importer& c) { convert_cast(c, static_cast<int>(c.required_int_attribute("to"))); }},
+      {"Cast", [](importer& c) {
+         if (c.opset() < 6) c.not_supported("Cast before opset 6 (its target type is a string)");
+         convert_cast(c, static_cast<int>(c.required_int_attribute("to")));
+       }},
       {"CastLike", [](importer& c) { convert_cast(c, c.input_type(1)); }},
       {"Add", binary<op::add>},
       {"Sub", binary<op::sub>},
@@ -900,6 +1006,30 @@ inline const std::unordered_map<std::string_view, converter>& converters() {
       {"Pad", convert_pad},
       {"ConvTranspose", convert_conv_transpose},
       {"Tile", convert_tile},
+      {"Abs", [](importer& c) { unary(c, op::abs{}); }},
+      {"Log", [](importer& c) { unary(c, op::log{}); }},
+      {"Reciprocal", [](importer& c) { unary(c, op::reciprocal{}); }},
+      {"Floor", [](importer& c) { unary(c, op::floor{}); }},
+      {"Ceil", [](importer& c) { unary(c, op::ceil{}); }},
+      {"Sign", [](importer& c) { unary(c, op::sign{}); }},
+      {"Max", [](importer& c) { c.set_output(0, fold_inputs<op::maximum>(c)); }},
+      {"Min", [](importer& c) { c.set_output(0, fold_inputs<op::minimum>(c)); }},
+      {"Where", [](importer& c) {
+         c.set_output(0, c.emit(op::where{}, {c.input(0), c.input(1), c.input(2)}), c.input_type(1));
+       }},
+      {"ReduceSum", convert_reduce<op::sum>},
+      {"ReduceMax", convert_reduce<op::amax>},
+      {"ReduceMin", convert_reduce<op::amin>},
+      {"ReduceL1", convert_reduce_composite<op::abs, void>},
+      {"ReduceL2", convert_reduce_composite<op::pow, op::sqrt>},
+      {"ReduceSumSquare", convert_reduce_composite<op::pow, void>},
+      {"ReduceLogSum", convert_reduce_composite<void, op::log>},
+      {"ReduceLogSumExp", convert_reduce_composite<op::exp, op::log>},
+      {"LogSoftmax", convert_softmax_like<op::log_softmax>},
+      {"PRelu", convert_prelu},
+      {"InstanceNormalization", convert_instance_norm},
+      {"GlobalMaxPool", convert_global_max_pool},
+      {"Range", convert_range},
       {"Expand", convert_expand},
   };
   return table;

@@ -87,7 +87,7 @@ inline std::string identifier_from(std::string_view onnx_name) {
   }
   while (!s.empty() && s.back() == '_') s.pop_back();
   if (s.empty()) return "v";
-  if (s[0] >= '0' && s[0] <= '9') s.insert(0, "v");
+  if (s[0] >= '0' && s[0] <= '9') s.insert(s.begin(), 'v');
   return s;
 }
 
@@ -254,6 +254,14 @@ private:
     if (node_ == nullptr) return fmt::format("{}: {}", source_, message);
     return fmt::format("{}: node {} ({}): {}", source_, node_label(*node_), node_->op_type(), message);
   }
+  // PyTorch names a module's node "/fc1/Gemm": the module path is what MASE's node is called.
+  static std::string_view node_base_name(const ::onnx::NodeProto& n) {
+    std::string_view name = n.name();
+    if (name.empty()) return n.output_size() > 0 ? std::string_view(n.output(0)) : std::string_view(n.op_type());
+    const std::string suffix = "/" + n.op_type();
+    if (name.size() > suffix.size() && name.ends_with(suffix)) name.remove_suffix(suffix.size());
+    return name;
+  }
   static std::string node_label(const ::onnx::NodeProto& n) {
     if (!n.name().empty()) return fmt::format("\"{}\"", n.name());
     return n.output_size() > 0 ? fmt::format("producing \"{}\"", n.output(0)) : std::string("(unnamed)");
@@ -309,25 +317,15 @@ private:
       if (o.domain().empty() || o.domain() == "ai.onnx") return o.version();
     return 0;
   }
-  // A model declaring an opset below 7 is read as opset 7 when none of its ops changed there
-  // (opset 7 redefined broadcasting and a few ops; the rest kept their older definitions).
+  // Opsets 1 to 6 are read too: the converters apply the older definitions where an op
+  // changed (the broadcast attribute of element-wise ops, PRelu's slope, BatchNormalization's
+  // spatial, Concat's default axis, Reshape's and Slice's attributes).
   void check_opset(std::int64_t version) {
     opset_ = version;
-    const auto out_of_range = [&] {
-      return unsupported(fmt::format("{}: the model uses ONNX opset {}; mase imports opsets {} to {}", source_,
-                                     version, min_opset, max_opset));
-    };
-    if (version > max_opset || version < 1) throw out_of_range();
-    if (version >= min_opset) return;
-    static constexpr std::string_view changed_in_opset_7[] = {
-        "Add", "Sub", "Mul", "Div", "Pow", "PRelu", "Gemm", "BatchNormalization", "Dropout", "AveragePool",
-        "Equal", "Greater", "Less", "And", "Or", "Xor", "Upsample", "Acos", "Asin", "Atan", "Cos", "Sin", "Tan",
-        "GRU", "LSTM", "RNN", "Multinomial"};
-    for (const ::onnx::NodeProto& n : model_.graph().node())
-      if (std::find(std::begin(changed_in_opset_7), std::end(changed_in_opset_7), n.op_type()) !=
-          std::end(changed_in_opset_7))
-        throw out_of_range();
-    opset_ = min_opset;
+    if (version < 1 || version > max_opset)
+      throw unsupported(fmt::format("{}: the model uses ONNX opset {}; mase imports opsets {} to {} (and reads "
+                                    "older ones)",
+                                    source_, version, min_opset, max_opset));
   }
 
   // Lists every unsupported op type at once, with the nodes that use it.
@@ -378,8 +376,8 @@ private:
       placeholder_names_.emplace_back(in.name(), id);
       out.inputs.push_back({in.name(), name});
     }
-    for (const auto& [name, value] : options_.input_shapes) {
-      (void)value;
+    for (const auto& given : options_.input_shapes) {
+      const std::string& name = given.first;
       const bool known = std::any_of(model_.graph().input().begin(), model_.graph().input().end(),
                                      [&](const auto& in) { return in.name() == name; });
       if (!known) throw error(fmt::format("{}: input_shapes names \"{}\", which is not a graph input", source_, name));
@@ -429,7 +427,7 @@ private:
 
   void convert(const ::onnx::NodeProto& n) {
     node_ = &n;
-    base_name_ = identifier_from(!n.name().empty() ? n.name() : n.output_size() > 0 ? n.output(0) : n.op_type());
+    base_name_ = identifier_from(node_base_name(n));
     names_used_ = 0;
     const converter c = converters().at(n.op_type());
     try {

@@ -25,18 +25,14 @@ struct avg_pool1d {
   }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {
-    const shape_result r = shape_rules::sliding_window(
-        in[0], 1, kernel_size, stride.empty() ? kernel_size : stride, padding, dims{1}, ceil_mode,
-        {.entry_count = "avg_pool1d: kernel_size, stride and padding need exactly 1 entry (stride may be empty)",
-         .entry_value = "avg_pool1d: kernel_size and stride must be positive and padding non-negative",
-         .input_rank = "avg_pool1d: the input must be [N, C, L] or unbatched [C, L]",
-         .too_small = "avg_pool1d: the window is larger than the padded input"});
-    if (!r.ok()) return r;
-    // PyTorch's rule: wider padding would let a window hold nothing but padding.
-    for (int i = 0; i < 1; ++i)
-      if (shape_rules::per_dim(padding, i) > shape_rules::per_dim(kernel_size, i) / 2)
-        return shape_error("avg_pool1d: padding must be at most half the kernel size");
-    return r;
+    return shape_rules::pooling_window(
+        in[0], 1, kernel_size, stride, padding, dims{1}, ceil_mode,
+        {.window = {.entry_count = "avg_pool1d: kernel_size, stride and padding need exactly 1 entry "
+                                   "(stride may be empty)",
+                    .entry_value = "avg_pool1d: kernel_size and stride must be positive and padding non-negative",
+                    .input_rank = "avg_pool1d: the input must be [N, C, L] or unbatched [C, L]",
+                    .too_small = "avg_pool1d: the window is larger than the padded input"},
+         .padding_too_wide = "avg_pool1d: padding must be at most half the kernel size"});
   }
   constexpr bool operator==(const avg_pool1d&) const = default;
 };

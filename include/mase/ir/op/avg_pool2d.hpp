@@ -30,18 +30,14 @@ struct avg_pool2d {
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {
     if (divisor_override < 0) return shape_error("avg_pool2d: divisor_override must be positive, or 0 for none");
-    const shape_result r = shape_rules::sliding_window(
-        in[0], 2, kernel_size, stride.empty() ? kernel_size : stride, padding, dims{1}, ceil_mode,
-        {.entry_count = "avg_pool2d: kernel_size, stride and padding need 1 or 2 entries (stride may be empty)",
-         .entry_value = "avg_pool2d: kernel_size and stride must be positive and padding non-negative",
-         .input_rank = "avg_pool2d: the input must be [N, C, H, W] or unbatched [C, H, W]",
-         .too_small = "avg_pool2d: the window is larger than the padded input"});
-    if (!r.ok()) return r;
-    // PyTorch's rule: wider padding would let a window hold nothing but padding.
-    for (int i = 0; i < 2; ++i)
-      if (shape_rules::per_dim(padding, i) > shape_rules::per_dim(kernel_size, i) / 2)
-        return shape_error("avg_pool2d: padding must be at most half the kernel size");
-    return r;
+    return shape_rules::pooling_window(
+        in[0], 2, kernel_size, stride, padding, dims{1}, ceil_mode,
+        {.window = {.entry_count = "avg_pool2d: kernel_size, stride and padding need 1 or 2 entries "
+                                   "(stride may be empty)",
+                    .entry_value = "avg_pool2d: kernel_size and stride must be positive and padding non-negative",
+                    .input_rank = "avg_pool2d: the input must be [N, C, H, W] or unbatched [C, H, W]",
+                    .too_small = "avg_pool2d: the window is larger than the padded input"},
+         .padding_too_wide = "avg_pool2d: padding must be at most half the kernel size"});
   }
   constexpr bool operator==(const avg_pool2d&) const = default;
 };

@@ -25,19 +25,15 @@ struct max_pool1d {
   }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {
-    const shape_result r = shape_rules::sliding_window(
-        in[0], 1, kernel_size, stride.empty() ? kernel_size : stride, padding, dilation, ceil_mode,
-        {.entry_count = "max_pool1d: kernel_size, stride, padding and dilation "
-                        "need exactly 1 entry (stride may be empty)",
-         .entry_value = "max_pool1d: kernel_size, stride and dilation must be positive and padding non-negative",
-         .input_rank = "max_pool1d: the input must be [N, C, L] or unbatched [C, L]",
-         .too_small = "max_pool1d: the dilated window is larger than the padded input"});
-    if (!r.ok()) return r;
-    // PyTorch's rule: wider padding would let a window hold nothing but padding.
-    for (int i = 0; i < 1; ++i)
-      if (shape_rules::per_dim(padding, i) > shape_rules::per_dim(kernel_size, i) / 2)
-        return shape_error("max_pool1d: padding must be at most half the kernel size");
-    return r;
+    return shape_rules::pooling_window(
+        in[0], 1, kernel_size, stride, padding, dilation, ceil_mode,
+        {.window = {.entry_count = "max_pool1d: kernel_size, stride, padding and dilation "
+                                   "need exactly 1 entry (stride may be empty)",
+                    .entry_value = "max_pool1d: kernel_size, stride and dilation must be positive "
+                                   "and padding non-negative",
+                    .input_rank = "max_pool1d: the input must be [N, C, L] or unbatched [C, L]",
+                    .too_small = "max_pool1d: the dilated window is larger than the padded input"},
+         .padding_too_wide = "max_pool1d: padding must be at most half the kernel size"});
   }
   constexpr bool operator==(const max_pool1d&) const = default;
 };

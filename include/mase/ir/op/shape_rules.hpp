@@ -187,6 +187,26 @@ constexpr shape_result sliding_window(const shape& x, int spatial, const dims& k
   return shape_ok(out);
 }
 
+// The errors pooling_window reports: sliding_window's, and one more.
+struct pooling_errors {
+  window_errors window;
+  const char* padding_too_wide;  // padding above half the kernel
+};
+
+// The window of a max or avg pool (1-, 2- or 3-d): sliding_window with PyTorch's stride=None
+// (an empty stride is the kernel size) and PyTorch's pooling rule that padding is at most half the
+// kernel, since wider padding would let a window hold nothing but padding.
+constexpr shape_result pooling_window(const shape& x, int spatial, const dims& kernel, const dims& stride,
+                                      const dims& padding, const dims& dilation, bool ceil_mode,
+                                      const pooling_errors& why) {
+  const shape_result r =
+      sliding_window(x, spatial, kernel, stride.empty() ? kernel : stride, padding, dilation, ceil_mode, why.window);
+  if (!r.ok()) return r;
+  for (int i = 0; i < spatial; ++i)
+    if (per_dim(padding, i) > per_dim(kernel, i) / 2) return shape_error(why.padding_too_wide);
+  return r;
+}
+
 // The errors transposed_window reports; each op using it spells them with its own name first.
 struct transposed_window_errors {
   const char* entry_count;     // a parameter has neither 1 nor `spatial` entries

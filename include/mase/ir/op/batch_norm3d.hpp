@@ -1,0 +1,52 @@
+#pragma once
+// Batch normalisation over the channel dimension (torch.nn.BatchNorm3d), input [N, C, D, H, W]. At
+// inference y = (x - running_mean) / sqrt(running_var + eps) * weight + bias. MASE keeps it as a
+// module (mase_type "module"). momentum only matters in training; PyTorch's momentum=None
+// (cumulative average) is not represented. num_batches_tracked, a training counter, is not a
+// parameter here (MASE drops it too).
+
+#include <mase/ir/op/op_base.hpp>
+
+namespace mase::op {
+
+struct batch_norm3d {
+  std::int64_t num_features = 0;
+  double eps = 1e-5;
+  double momentum = 0.1;
+  bool affine = true;
+  bool track_running_stats = true;
+
+  static constexpr std::string_view name = "batch_norm3d";
+  using kind = mase::kind::module;
+  static constexpr arity inputs{1, 1};
+  static constexpr auto attributes() {
+    return std::tuple{attribute("num_features", &batch_norm3d::num_features),
+                      attribute("eps", &batch_norm3d::eps), attribute("momentum", &batch_norm3d::momentum),
+                      attribute("affine", &batch_norm3d::affine),
+                      attribute("track_running_stats", &batch_norm3d::track_running_stats)};
+  }
+
+  constexpr parameter_list parameters() const {
+    parameter_list p;
+    if (affine) {
+      p.push_back({"weight", {num_features}});
+      p.push_back({"bias", {num_features}});
+    }
+    if (track_running_stats) {
+      p.push_back({"running_mean", {num_features}});
+      p.push_back({"running_var", {num_features}});
+    }
+    return p;
+  }
+
+  constexpr shape_result infer_shapes(std::span<const shape> in) const {
+    if (num_features < 1) return shape_error("batch_norm3d: num_features must be positive");
+    if (in[0].size() != 5) return shape_error("batch_norm3d: the input must be [N, C, D, H, W]");
+    if (in[0][1] != num_features)
+      return shape_error("batch_norm3d: the input's channel dimension differs from num_features");
+    return shape_ok(in[0]);
+  }
+  constexpr bool operator==(const batch_norm3d&) const = default;
+};
+
+}  // namespace mase::op

@@ -1,0 +1,62 @@
+#pragma once
+// 3-D convolution (torch.nn.Conv3d / F.conv3d). Input [N, C, D, H, W] or unbatched [C, D, H, W];
+// weight [out_channels, in_channels / groups, kD, kH, kW], bias [out_channels]. kernel_size,
+// stride, padding and dilation hold one entry (every dimension) or three (D, H, W), as PyTorch
+// takes `3` or `(3, 5, 5)`. PyTorch's padding="valid" is 0; padding="same" must be resolved into
+// numbers by whoever builds the op. padding_mode other than "zeros" is not represented.
+
+#include <mase/ir/op/shape_rules.hpp>
+
+namespace mase::op {
+
+struct conv3d {
+  std::int64_t in_channels = 0;
+  std::int64_t out_channels = 0;
+  dims kernel_size{};
+  dims stride{1};
+  dims padding{0};
+  dims dilation{1};
+  std::int64_t groups = 1;
+  bool bias = true;
+
+  static constexpr std::string_view name = "conv3d";
+  using kind = mase::kind::module_related_func;
+  static constexpr arity inputs{1, 1};
+  static constexpr auto attributes() {
+    return std::tuple{attribute("in_channels", &conv3d::in_channels), attribute("out_channels", &conv3d::out_channels),
+                      attribute("kernel_size", &conv3d::kernel_size), attribute("stride", &conv3d::stride),
+                      attribute("padding", &conv3d::padding),         attribute("dilation", &conv3d::dilation),
+                      attribute("groups", &conv3d::groups),           attribute("bias", &conv3d::bias)};
+  }
+
+  constexpr parameter_list parameters() const {
+    const std::int64_t per_group = groups > 0 ? in_channels / groups : in_channels;
+    parameter_list p{{"weight", {out_channels, per_group, shape_rules::per_dim(kernel_size, 0),
+                                 shape_rules::per_dim(kernel_size, 1), shape_rules::per_dim(kernel_size, 2)}}};
+    if (bias) p.push_back({"bias", {out_channels}});
+    return p;
+  }
+
+  constexpr shape_result infer_shapes(std::span<const shape> in) const {
+    if (in_channels < 1 || out_channels < 1 || groups < 1)
+      return shape_error("conv3d: in_channels, out_channels and groups must be positive");
+    if (in_channels % groups != 0 || out_channels % groups != 0)
+      return shape_error("conv3d: in_channels and out_channels must be divisible by groups");
+    shape_result r = shape_rules::sliding_window(
+        in[0], 3, kernel_size, stride, padding, dilation, false,
+        {.entry_count = "conv3d: kernel_size, stride, padding and dilation need 1 or 3 entries",
+         .entry_value = "conv3d: kernel_size, stride and dilation must be positive and padding non-negative",
+         .input_rank = "conv3d: the input must be [N, C, D, H, W] or unbatched [C, D, H, W]",
+         .too_small = "conv3d: the dilated kernel is larger than the padded input"});
+    if (!r.ok()) return r;
+    shape& out = r.shapes[0];
+    const int channel = out.size() - 4;
+    if (out[channel] != in_channels)
+      return shape_error("conv3d: the input's channel dimension differs from in_channels");
+    out[channel] = out_channels;
+    return r;
+  }
+  constexpr bool operator==(const conv3d&) const = default;
+};
+
+}  // namespace mase::op

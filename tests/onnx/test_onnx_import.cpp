@@ -1,0 +1,345 @@
+// The ONNX importer: models built here with the protobuf API, the PyTorch-exported fixtures of
+// tests/fixtures/onnx (PyTorch's own outputs), TensorProto reading against values written out by
+// hand, and every error path the importer promises.
+#include <mase/eval/evaluator.hpp>
+#include <mase/io/onnx.hpp>
+#include <mase/io/onnx_backend_test.hpp>
+#include <mase/pass/raise_granularity.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+using mase::onnx::import_options;
+using TP = ::onnx::TensorProto;
+
+const fs::path fixtures = fs::path(MASE_FIXTURE_DIR) / "onnx";
+
+// A model with one float input "x" of `shape` and the given opset; nodes are added by the test.
+struct model_builder {
+  ::onnx::ModelProto model;
+  explicit model_builder(std::vector<std::int64_t> shape, std::int64_t opset = 13) {
+    model.set_ir_version(8);
+    auto* o = model.add_opset_import();
+    o->set_version(opset);
+    auto* in = model.mutable_graph()->add_input();
+    in->set_name("x");
+    auto* tt = in->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(TP::FLOAT);
+    for (std::int64_t d : shape) tt->mutable_shape()->add_dim()->set_dim_value(d);
+  }
+  ::onnx::NodeProto& node(std::string op, std::vector<std::string> inputs, std::vector<std::string> outputs,
+                          std::string name = "") {
+    auto* n = model.mutable_graph()->add_node();
+    n->set_op_type(std::move(op));
+    n->set_name(std::move(name));
+    for (auto& i : inputs) n->add_input(i);
+    for (auto& o : outputs) n->add_output(o);
+    return *n;
+  }
+  void initializer(std::string name, std::vector<std::int64_t> dims, std::vector<float> values) {
+    auto* t = model.mutable_graph()->add_initializer();
+    t->set_name(std::move(name));
+    t->set_data_type(TP::FLOAT);
+    for (auto d : dims) t->add_dims(d);
+    for (float v : values) t->add_float_data(v);
+  }
+  void int64_initializer(std::string name, std::vector<std::int64_t> values) {
+    auto* t = model.mutable_graph()->add_initializer();
+    t->set_name(std::move(name));
+    t->set_data_type(TP::INT64);
+    t->add_dims(static_cast<std::int64_t>(values.size()));
+    for (auto v : values) t->add_int64_data(v);
+  }
+  void output(std::string name) { model.mutable_graph()->add_output()->set_name(std::move(name)); }
+  mase::onnx::imported_model import(const import_options& options = {}) const {
+    const std::string bytes = model.SerializeAsString();
+    return mase::onnx::parse_model(std::as_bytes(std::span(bytes.data(), bytes.size())), "test.onnx", options);
+  }
+};
+
+void set_ints(::onnx::NodeProto& n, std::string name, std::vector<std::int64_t> v) {
+  auto* a = n.add_attribute();
+  a->set_name(std::move(name));
+  a->set_type(::onnx::AttributeProto::INTS);
+  for (auto x : v) a->add_ints(x);
+}
+void set_int(::onnx::NodeProto& n, std::string name, std::int64_t v) {
+  auto* a = n.add_attribute();
+  a->set_name(std::move(name));
+  a->set_type(::onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+
+std::string message_of(const auto& f) {
+  try {
+    f();
+  } catch (const mase::error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("the PyTorch fixtures match PyTorch's outputs, as imported and after raising granularity") {
+  for (const char* name : {"mlp", "cnn", "transformer_encoder_opset13", "transformer_encoder_opset17"}) {
+    INFO(name);
+    const auto imported = mase::onnx::run_backend_test(fixtures / name);
+    CHECK(imported.detail == "");
+    CHECK(imported.status == mase::onnx::test_status::passed);
+    const auto raised = mase::onnx::run_backend_test(
+        fixtures / name, {.transform = [](mase::graph& g) { (void)mase::raise_granularity_of(g); }});
+    CHECK(raised.detail == "");
+    CHECK(raised.status == mase::onnx::test_status::passed);
+  }
+}
+
+TEST_CASE("raising the exported encoder leaves MASE's coarse ops") {
+  for (const char* name : {"transformer_encoder_opset13", "transformer_encoder_opset17"}) {
+    INFO(name);
+    auto model = mase::onnx::load_model(fixtures / name / "model.onnx");
+    (void)mase::raise_granularity_of(model.graph);
+    std::map<std::string, int> ops;
+    model.graph.for_each_node([&](const mase::node& n) { ++ops[std::string(n.op_name())]; });
+    // Two layers: Q, K, V, out-projection and two feed-forward linears each.
+    CHECK(ops["linear"] == 12);
+    CHECK(ops["scaled_dot_product_attention"] == 2);
+    CHECK(ops["layer_norm"] == 4);
+    CHECK(ops["gelu"] == 2);
+    CHECK(ops["matmul"] == 0);
+    CHECK(ops["erf"] == 0);
+  }
+}
+
+TEST_CASE("the MLP fixture imports as PyTorch's layers, with the file's names") {
+  const auto model = mase::onnx::load_model(fixtures / "mlp" / "model.onnx");
+  REQUIRE(model.inputs.size() == 1);
+  CHECK(model.inputs[0].onnx_name == "x");
+  CHECK(model.inputs[0].node == "x");
+  CHECK(model.opset == 13);
+  CHECK(model.producer == "pytorch");
+  int linears = 0;
+  model.graph.for_each_node([&](const mase::node& n) {
+    if (n.is<mase::op::linear>()) ++linears;
+    CHECK_FALSE(n.is<mase::op::constant>());  // every initializer became a parameter
+  });
+  CHECK(linears == 3);
+}
+
+TEST_CASE("Gemm with constant B becomes linear; alpha, beta and transB fold into its parameters") {
+  model_builder m({2, 3});
+  m.initializer("B", {3, 2}, {1, 2, 3, 4, 5, 6});  // [K, N], not transposed
+  m.initializer("C", {2}, {10, 20});
+  auto& g = m.node("Gemm", {"x", "B", "C"}, {"y"}, "fc");
+  auto* alpha = g.add_attribute();
+  alpha->set_name("alpha");
+  alpha->set_type(::onnx::AttributeProto::FLOAT);
+  alpha->set_f(2.0f);
+  auto* beta = g.add_attribute();
+  beta->set_name("beta");
+  beta->set_type(::onnx::AttributeProto::FLOAT);
+  beta->set_f(0.5f);
+  m.output("y");
+  const auto model = m.import();
+  const mase::node& fc = model.graph.at("fc");
+  REQUIRE(fc.is<mase::op::linear>());
+  // W = alpha · B^T = 2 · [[1,3,5],[2,4,6]]; bias = beta · C = [5, 10].
+  CHECK(fc.parameters.at("weight").identical(mase::tensor({2, 3}, {2, 6, 10, 4, 8, 12})));
+  CHECK(fc.parameters.at("bias").identical(mase::tensor({2}, {5, 10})));
+  mase::evaluator ev(model.graph);
+  const auto y = ev.run({{"x", mase::tensor({2, 3}, {1, 0, 0, 0, 1, 1})}});
+  // row 0: 2·[1,2] + [5,10]; row 1: 2·([3,4] + [5,6]) + [5,10]
+  CHECK(y[0].identical(mase::tensor({2, 2}, {7, 14, 21, 30})));
+}
+
+TEST_CASE("shape arithmetic around Reshape is folded to a constant shape") {
+  // y = Reshape(x, Concat(Gather(Shape(x), 0), [-1])): PyTorch's x.view(x.size(0), -1).
+  model_builder m({2, 3, 4});
+  m.node("Shape", {"x"}, {"s"});
+  m.int64_initializer("zero", {0});
+  m.node("Gather", {"s", "zero"}, {"batch"});
+  m.int64_initializer("minus_one", {-1});
+  set_int(m.node("Concat", {"batch", "minus_one"}, {"target"}), "axis", 0);
+  m.node("Reshape", {"x", "target"}, {"y"}, "view");
+  m.output("y");
+  const auto model = m.import();
+  const mase::node& view = model.graph.at("view");
+  REQUIRE(view.is<mase::op::reshape>());
+  CHECK(view.as<mase::op::reshape>().shape == mase::shape{2, 12});
+  // Only the placeholder, the reshape and the output remain: the folded chain is gone.
+  CHECK(model.graph.size() == 3);
+}
+
+TEST_CASE("Slice keeps INT64_MAX ends exact") {
+  model_builder m({5, 4}, 13);
+  m.int64_initializer("starts", {1});
+  m.int64_initializer("ends", {std::numeric_limits<std::int64_t>::max()});
+  m.int64_initializer("axes", {0});
+  m.node("Slice", {"x", "starts", "ends", "axes"}, {"y"}, "rows");
+  m.output("y");
+  const auto model = m.import();
+  const auto& s = model.graph.at("rows").as<mase::op::slice>();
+  CHECK(s.start == 1);
+  CHECK(s.end == std::numeric_limits<std::int64_t>::max());
+}
+
+TEST_CASE("unsupported ops are all listed at once, with their nodes") {
+  model_builder m({4});
+  m.node("Relu", {"x"}, {"a"});
+  m.node("Cosh", {"a"}, {"b"}, "c1");
+  m.node("TopK", {"b"}, {"c"}, "t1");
+  m.node("Cosh", {"c"}, {"y"}, "c2");
+  m.output("y");
+  const std::string msg = message_of([&] { (void)m.import(); });
+  CHECK(msg == "test.onnx: 2 op types are not supported: Cosh (nodes c1, c2), TopK (node t1). docs/onnx.md lists "
+               "the supported ops");
+  CHECK_THROWS_AS(m.import(), mase::onnx::unsupported);
+}
+
+TEST_CASE("import errors name the file, node, op and the fix") {
+  SECTION("a damaged file") {
+    const std::string bytes = "\x0a\xff\xff\xff\xff\x0f garbage";
+    CHECK(message_of([&] {
+            (void)mase::onnx::parse_model(std::as_bytes(std::span(bytes.data(), bytes.size())), "bad.onnx");
+          }) == "bad.onnx: not an ONNX model (the protobuf ModelProto does not parse; is the file damaged or "
+                "truncated?)");
+  }
+  SECTION("a missing file") {
+    CHECK(message_of([] { (void)mase::onnx::load_model("/nonexistent/model.onnx"); }) ==
+          "/nonexistent/model.onnx: no such ONNX model (not a regular file)");
+  }
+  SECTION("an input no node or initializer produces (a missing initializer)") {
+    model_builder m({2, 3});
+    m.node("MatMul", {"x", "W"}, {"y"}, "mm");
+    m.output("y");
+    CHECK(message_of([&] { (void)m.import(); }) ==
+          "test.onnx: node \"mm\" (MatMul): input \"W\" is not a graph input, an initializer or the output of an "
+          "earlier node");
+  }
+  SECTION("an attribute of the wrong type") {
+    model_builder m({2, 3});
+    auto& n = m.node("Softmax", {"x"}, {"y"}, "sm");
+    set_ints(n, "axis", {1});
+    m.output("y");
+    CHECK(message_of([&] { (void)m.import(); }) ==
+          "test.onnx: node \"sm\" (Softmax): attribute axis has type INTS, but Softmax takes INT");
+  }
+  SECTION("a symbolic input dimension without a given shape") {
+    model_builder m({2, 3});
+    m.model.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(
+        0)->set_dim_param("batch");
+    m.node("Relu", {"x"}, {"y"});
+    m.output("y");
+    CHECK(message_of([&] { (void)m.import(); }) ==
+          "test.onnx: graph input \"x\" has a symbolic dimension \"batch\"; give its shape "
+          "(import_options::input_shapes, mase --input-shape x=…)");
+    import_options options;
+    options.input_shapes.insert_or_assign("x", mase::shape{5, 3});
+    const auto model = m.import(options);
+    CHECK(model.graph.at("x").as<mase::op::placeholder>().shape == mase::shape{5, 3});
+  }
+  SECTION("a weight given as a graph input") {
+    model_builder m({1, 1, 4, 4});
+    auto* w = m.model.mutable_graph()->add_input();
+    w->set_name("W");
+    w->mutable_type()->mutable_tensor_type()->set_elem_type(TP::FLOAT);
+    for (int d : {1, 1, 2, 2}) w->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+    m.node("Conv", {"x", "W"}, {"y"}, "conv");
+    m.output("y");
+    try {
+      (void)m.import();
+      FAIL("no error");
+    } catch (const mase::onnx::needs_constant_inputs& e) {
+      CHECK(e.inputs == std::vector<std::string>{"W"});
+    }
+    import_options options;
+    options.constant_inputs.insert_or_assign("W", mase::tensor({1, 1, 2, 2}, {1, 1, 1, 1}));
+    const auto model = m.import(options);
+    CHECK(model.graph.at("conv").is<mase::op::conv2d>());
+  }
+  SECTION("an opset newer than 17") {
+    model_builder m({2}, 18);
+    m.node("Add", {"x", "x"}, {"y"});
+    m.output("y");
+    CHECK(message_of([&] { (void)m.import(); }) ==
+          "test.onnx: the model uses ONNX opset 18; mase imports opsets 7 to 17 (and reads older ones)");
+  }
+  SECTION("a wrong value in a well-typed attribute") {
+    model_builder m({2, 3});
+    set_int(m.node("Flatten", {"x"}, {"y"}, "fl"), "axis", 7);
+    m.output("y");
+    CHECK(message_of([&] { (void)m.import(); }) ==
+          "test.onnx: node \"fl\" (Flatten): axis 7 is out of range for rank 2");
+  }
+}
+
+TEST_CASE("opset 6 element-wise ops broadcast B from `axis`, as opset 6 defined") {
+  // A [2, 3, 2] + B [3] with broadcast = 1, axis = 1: B lines up with A's dimension 1, which
+  // numpy broadcasting (from opset 7) would refuse (3 against the last dimension, 2).
+  model_builder m({2, 3, 2}, 6);
+  m.initializer("B", {3}, {10, 20, 30});
+  auto& add = m.node("Add", {"x", "B"}, {"y"}, "add");
+  set_int(add, "broadcast", 1);
+  set_int(add, "axis", 1);
+  m.output("y");
+  const auto model = m.import();
+  mase::evaluator ev(model.graph);
+  const auto y = ev.run({{"x", mase::tensor({2, 3, 2}, std::vector<float>(12, 1.0f))}});
+  CHECK(y[0].identical(mase::tensor({2, 3, 2}, {11, 11, 21, 21, 31, 31, 11, 11, 21, 21, 31, 31})));
+}
+
+TEST_CASE("TensorProto reading: raw and typed fields, every numeric type into float32") {
+  SECTION("float16 bits, including a subnormal, infinity and NaN") {
+    TP t;
+    t.set_data_type(TP::FLOAT16);
+    t.add_dims(5);
+    for (int bits : {0x3c00, 0xc000, 0x0001, 0x7c00, 0x7e00}) t.add_int32_data(bits);
+    const auto d = mase::onnx::read_tensor_proto(t, "t");
+    CHECK(d.values[0] == 1.0f);
+    CHECK(d.values[1] == -2.0f);
+    CHECK(d.values[2] == std::ldexp(1.0f, -24));
+    CHECK(d.values[3] == std::numeric_limits<float>::infinity());
+    CHECK(std::isnan(d.values[4]));
+  }
+  SECTION("int64 raw data keeps its exact integers") {
+    TP t;
+    t.set_data_type(TP::INT64);
+    t.add_dims(2);
+    const std::int64_t v[2] = {std::numeric_limits<std::int64_t>::max(), -3};
+    t.set_raw_data(std::string(reinterpret_cast<const char*>(v), sizeof v));
+    const auto d = mase::onnx::read_tensor_proto(t, "t");
+    REQUIRE(d.integers);
+    CHECK((*d.integers)[0] == std::numeric_limits<std::int64_t>::max());
+    CHECK(d.values[1] == -3.0f);
+  }
+  SECTION("a size mismatch names the tensor") {
+    TP t;
+    t.set_data_type(TP::FLOAT);
+    t.add_dims(3);
+    t.set_raw_data(std::string(8, '\0'));
+    CHECK(message_of([&] { (void)mase::onnx::read_tensor_proto(t, "model.onnx: initializer w"); }) ==
+          "model.onnx: initializer w: raw_data has 8 bytes; shape [3] of float needs 12");
+  }
+  SECTION("strings are unsupported") {
+    TP t;
+    t.set_data_type(TP::STRING);
+    CHECK_THROWS_AS(mase::onnx::read_tensor_proto(t, "t"), mase::onnx::unsupported);
+  }
+}
+
+TEST_CASE("save_tensor and load_tensor round-trip bit for bit") {
+  const fs::path file = fs::temp_directory_path() / "mase_test_tensor.pb";
+  const mase::tensor t({2, 3}, {1.5f, -0.0f, std::numeric_limits<float>::infinity(), 3e-38f, -7, 0.1f});
+  mase::onnx::save_tensor(file, t, "y");
+  CHECK(mase::onnx::load_tensor(file).identical(t));
+  fs::remove(file);
+}

@@ -1,0 +1,187 @@
+#pragma once
+// The mase command-line tool: what main.cpp parses (with CLI11) and hands to each subcommand,
+// and the helpers the subcommands share (support.cpp, quantize_flow.cpp).
+//
+// Each subcommand lives in its own translation unit (cmd_*.cpp) and only main.cpp includes
+// CLI11, so that the template-heavy headers are compiled once per unit that needs them.
+
+#include <mase/core/ordered_map.hpp>
+#include <mase/core/tensor.hpp>
+#include <mase/ir/graph.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace mase_cli {
+
+namespace fs = std::filesystem;
+
+// Bad usage found after CLI11's own checks (e.g. options that need each other): reported like
+// CLI11's errors, with exit status 2.
+struct usage_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// --- options, as parsed ---------------------------------------------------------------------
+
+struct info_options {
+  fs::path model;
+  std::vector<std::string> input_shapes;  // NAME=1,3,224,224
+  bool raise = false;                     // raise_granularity after import
+  bool shapes = false;                    // also the per-node shape table
+};
+
+struct draw_options {
+  fs::path model;
+  std::vector<std::string> input_shapes;
+  bool raise = false;
+  fs::path output;  // .dot or .svg
+};
+
+struct run_options {
+  fs::path model;
+  std::vector<std::string> input_shapes;
+  bool raise = false;
+  std::vector<std::string> inputs;  // NAME=FILE, repeated for several runs
+  std::optional<fs::path> config;
+  std::string mode = "float";  // float | fake-quant | bit-exact
+  fs::path output_dir;
+  std::string format = "pb";  // pb | npy
+};
+
+struct profile_options {
+  fs::path model;
+  std::vector<std::string> input_shapes;
+  bool raise = false;
+  std::vector<std::string> inputs;  // NAME=FILE, one batch per repetition
+  std::optional<std::size_t> batches;
+  std::string statistic = "range_min_max";  // range_min_max | range_quantile
+  bool abs = false;
+};
+
+struct quantize_options {
+  fs::path model;
+  std::vector<std::string> input_shapes;
+  bool raise = false;
+  fs::path config;
+  std::vector<std::string> inputs;  // optional: a dummy run for add_common_metadata
+  fs::path output;                  // checkpoint stem
+};
+
+struct onnx_test_options {
+  std::vector<fs::path> dirs;
+  bool raise = false;
+  bool require_all = false;
+  bool quiet = false;
+  double rtol = 1e-3;
+  double atol = 1e-7;
+};
+
+// Each returns the process's exit status; errors are thrown (mase::error, usage_error).
+int run_info(const info_options& o);
+int run_draw(const draw_options& o);
+int run_run(const run_options& o);
+int run_profile(const profile_options& o);
+int run_quantize(const quantize_options& o);
+int run_onnx_test(const onnx_test_options& o);
+
+// --- shared helpers (support.cpp) -----------------------------------------------------------
+
+// An ONNX model as the tool needs it; kept free of the ONNX headers so that only support.cpp and
+// cmd_onnx_test.cpp compile them.
+struct model_port {
+  std::string onnx_name;
+  std::string node;
+};
+struct loaded_model {
+  fs::path file;
+  mase::graph graph;
+  std::vector<model_port> inputs;   // placeholders, in the file's order
+  std::vector<model_port> outputs;  // what the output node reads, in the file's order
+  std::int64_t opset = 0;
+  std::string producer;
+};
+
+// "NAME=VALUE" split at the first '='; a usage_error naming `option` when malformed.
+std::pair<std::string, std::string> split_assignment(std::string_view text, std::string_view option);
+
+// Loads `file` with --input-shape overrides ("x=1,3,224,224"); with `raise`, then rewrites
+// the exporter's fine-grained patterns into coarse ops (raise_granularity).
+loaded_model load_model(const fs::path& file, const std::vector<std::string>& input_shapes, bool raise);
+// raise_granularity in place, as a plain function (what backend_test_options::transform takes).
+void raise_in_place(mase::graph& g);
+
+// A tensor file by extension: .pb (ONNX TensorProto) or .npy.
+mase::tensor read_tensor_file(const fs::path& file);
+// Writes `t` as `<dir>/<file_name_for(stem)>.<format>` ("pb" or "npy"); a TensorProto records
+// `tensor_name`. Returns the path written.
+fs::path write_tensor_file(const fs::path& dir, std::string_view stem, std::string_view tensor_name,
+                           const mase::tensor& t, std::string_view format);
+// An ONNX name as a file name: characters other than letters, digits, '.', '-' and '_' become '_'.
+std::string file_name_for(std::string_view onnx_name);
+
+// --input NAME=FILE options grouped into runs: the k-th occurrence of each name is run k. Every
+// model input must be given, each the same number of times.
+class input_batches {
+public:
+  input_batches(const loaded_model& model, const std::vector<std::string>& inputs, std::string_view option = "--input");
+  std::size_t size() const noexcept { return runs_; }
+  bool empty() const noexcept { return runs_ == 0; }
+  // Run k's inputs, read from their files, by placeholder node name (what the evaluator takes).
+  mase::ordered_map<mase::tensor> load(std::size_t k) const;
+  // Run k's files, for messages: "x=a.pb, mask=m.npy".
+  std::string describe(std::size_t k) const;
+
+private:
+  struct input_files {
+    std::string node;       // the placeholder
+    std::string onnx_name;  // as the user named it
+    std::vector<fs::path> files;
+  };
+  std::vector<input_files> files_;
+  std::size_t runs_ = 0;
+};
+
+// A progress bar on stderr, drawn only when stderr is a terminal (quiet in pipes and logs).
+class progress_bar {
+public:
+  progress_bar(std::string label, std::size_t total);
+  progress_bar(const progress_bar&) = delete;
+  progress_bar& operator=(const progress_bar&) = delete;
+  ~progress_bar();
+  void update(std::size_t done);
+  // Removes the bar from the line (before printing something else to the terminal).
+  void clear();
+  bool enabled() const noexcept { return enabled_; }
+
+private:
+  std::string label_;
+  std::size_t total_;
+  std::size_t done_ = 0;
+  bool enabled_;
+  bool drawn_ = false;
+};
+
+// --- the quantization flow (quantize_flow.cpp) ----------------------------------------------
+
+struct quantized_model {
+  mase::graph before;     // after add_common_metadata, float32 everywhere
+  mase::graph quantized;  // after quantize
+  std::string summary;    // summarize_quantization's table
+  std::size_t quantized_nodes = 0;
+  std::size_t bypassed_nodes = 0;
+};
+
+// init_metadata | add_common_metadata (a run on `dummy_inputs` when given, else the shape rules)
+// | quantize(the TOML config in `config`).
+quantized_model quantize_graph(const mase::graph& g, const fs::path& config,
+                               const mase::ordered_map<mase::tensor>* dummy_inputs);
+
+}  // namespace mase_cli

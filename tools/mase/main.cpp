@@ -1,0 +1,175 @@
+// mase: the command-line tool (MASE's `ch` in spirit). Parses the command line with CLI11 and
+// hands the options to one subcommand (cmd_*.cpp). Exit status: 0 on success, 1 on an error
+// (one line "mase: error: …" on stderr) or a failed check, 2 on a usage error.
+#include "cli.hpp"
+
+#include <mase/core/error.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace {
+
+using namespace mase_cli;
+
+constexpr int usage_status = 2;
+
+// Messages are one line: a multi-line what() (rare) is joined.
+std::string one_line(std::string text) {
+  for (char& c : text)
+    if (c == '\n' || c == '\r') c = ' ';
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
+}
+
+void add_input_shape_option(CLI::App& sub, std::vector<std::string>& into) {
+  sub.add_option("--input-shape", into,
+                 "Replace an input's shape in the file (e.g. a symbolic batch dimension): NAME=1,3,224,224; repeatable")
+      ->type_name("NAME=DIMS");
+}
+
+void add_model_argument(CLI::App& sub, fs::path& into) {
+  sub.add_option("model", into, "The ONNX model (.onnx)")->required()->type_name("MODEL.onnx");
+}
+
+void add_raise_flag(CLI::App& sub, bool& into) {
+  sub.add_flag("--raise", into, "Rewrite the exporter's fine-grained patterns into coarse ops (linear, gelu, "
+                                "layer_norm, attention, …) after import: raise_granularity");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"mase: inspect, run, profile and quantize ONNX models with mase (a C++ port of MASE)", "mase"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "mase 0.1.0");
+
+  info_options info;
+  CLI::App* info_cmd = app.add_subcommand("info", "Report a model: inputs and outputs with shapes, parameter count, "
+                                                  "every node, node counts per kind and per op");
+  add_model_argument(*info_cmd, info.model);
+  add_input_shape_option(*info_cmd, info.input_shapes);
+  add_raise_flag(*info_cmd, info.raise);
+  info_cmd->add_flag("--shapes", info.shapes, "Also print each node's input and result shapes");
+
+  draw_options draw;
+  CLI::App* draw_cmd = app.add_subcommand("draw", "Draw the model's graph as Graphviz DOT text or SVG");
+  add_model_argument(*draw_cmd, draw.model);
+  add_input_shape_option(*draw_cmd, draw.input_shapes);
+  add_raise_flag(*draw_cmd, draw.raise);
+  draw_cmd->add_option("-o,--output", draw.output, "The drawing: .dot (text) or .svg (needs Graphviz's dot)")
+      ->required()
+      ->type_name("FILE");
+
+  run_options run;
+  CLI::App* run_cmd = app.add_subcommand("run", "Evaluate the model on input files; write one file per graph output");
+  add_model_argument(*run_cmd, run.model);
+  add_input_shape_option(*run_cmd, run.input_shapes);
+  add_raise_flag(*run_cmd, run.raise);
+  run_cmd
+      ->add_option("-i,--input", run.inputs,
+                   "An input tensor: NAME=FILE, FILE an ONNX TensorProto (.pb) or NumPy array (.npy); give each "
+                   "input N times for N runs")
+      ->required()
+      ->type_name("NAME=FILE");
+  run_cmd->add_option("-c,--config", run.config, "Quantize first with this MASE TOML config")->type_name("Q.toml");
+  run_cmd->add_option("-m,--mode", run.mode, "How to evaluate: float, fake-quant (MASE's software semantics) or "
+                                              "bit-exact (the fixed-point hardware's arithmetic)")
+      ->check(CLI::IsMember({"float", "fake-quant", "bit-exact"}))
+      ->capture_default_str();
+  run_cmd->add_option("-o,--output-dir", run.output_dir, "Folder for the outputs, one file per graph output named "
+                                                         "after it (NAME.pb; NAME_K.pb for run K of several)")
+      ->required()
+      ->type_name("DIR");
+  run_cmd->add_option("-f,--format", run.format, "Output files: pb (ONNX TensorProto) or npy")
+      ->check(CLI::IsMember({"pb", "npy"}))
+      ->capture_default_str();
+
+  profile_options profile;
+  CLI::App* profile_cmd = app.add_subcommand(
+      "profile", "Profile every weight once and every activation over input batches (MASE's profile_statistics); "
+                 "print each entry's range");
+  add_model_argument(*profile_cmd, profile.model);
+  add_input_shape_option(*profile_cmd, profile.input_shapes);
+  add_raise_flag(*profile_cmd, profile.raise);
+  profile_cmd
+      ->add_option("-i,--input", profile.inputs,
+                   "An input batch: NAME=FILE (.pb or .npy); give each input once per batch")
+      ->required()
+      ->type_name("NAME=FILE");
+  profile_cmd->add_option("-n,--batches", profile.batches, "Profile only the first N batches (default: all given)")
+      ->check(CLI::PositiveNumber)
+      ->type_name("N");
+  profile_cmd->add_option("--statistic", profile.statistic, "range_min_max or range_quantile (MASE's names)")
+      ->check(CLI::IsMember({"range_min_max", "range_quantile"}))
+      ->capture_default_str();
+  profile_cmd->add_flag("--abs", profile.abs, "Profile absolute values");
+
+  quantize_options quantize;
+  CLI::App* quantize_cmd =
+      app.add_subcommand("quantize", "Quantize with a MASE TOML config, print the summary and save a checkpoint");
+  add_model_argument(*quantize_cmd, quantize.model);
+  add_input_shape_option(*quantize_cmd, quantize.input_shapes);
+  add_raise_flag(*quantize_cmd, quantize.raise);
+  quantize_cmd->add_option("-c,--config", quantize.config, "The MASE TOML config ([passes.quantize] or top level)")
+      ->required()
+      ->type_name("Q.toml");
+  quantize_cmd
+      ->add_option("-i,--input", quantize.inputs,
+                   "Run the model on these inputs for add_common_metadata (default: shapes from the ops' rules)")
+      ->type_name("NAME=FILE");
+  quantize_cmd->add_option("-o,--output", quantize.output, "Checkpoint stem: writes STEM.json and STEM.safetensors")
+      ->required()
+      ->type_name("STEM");
+
+  onnx_test_options onnx_test;
+  CLI::App* onnx_test_cmd = app.add_subcommand(
+      "onnx-test", "Run ONNX backend tests: each DIR holds model.onnx and test_data_set_*/, or is a folder of such "
+                   "folders");
+  onnx_test_cmd->add_option("dirs", onnx_test.dirs, "Test folders, or folders of them")->required()->type_name("DIR");
+  add_raise_flag(*onnx_test_cmd, onnx_test.raise);
+  onnx_test_cmd->add_flag("--require-all", onnx_test.require_all, "Fail when a test is skipped (unsupported ops)");
+  onnx_test_cmd->add_flag("-q,--quiet", onnx_test.quiet, "Print only failures and the summary");
+  onnx_test_cmd->add_option("--rtol", onnx_test.rtol, "Relative tolerance")->capture_default_str();
+  onnx_test_cmd->add_option("--atol", onnx_test.atol, "Absolute tolerance")->capture_default_str();
+
+  // Set last: subcommands added before would inherit it.
+  app.footer("Run 'mase SUBCOMMAND --help' for a subcommand's options.");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "mase: error: {} (see mase --help)\n", one_line(e.what()));
+    return usage_status;
+  }
+
+  try {
+    if (info_cmd->parsed()) return run_info(info);
+    if (draw_cmd->parsed()) return run_draw(draw);
+    if (run_cmd->parsed()) return run_run(run);
+    if (profile_cmd->parsed()) return run_profile(profile);
+    if (quantize_cmd->parsed()) return run_quantize(quantize);
+    if (onnx_test_cmd->parsed()) return run_onnx_test(onnx_test);
+    return usage_status;  // require_subcommand(1) makes this unreachable
+  } catch (const usage_error& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "mase: error: {} (see mase {} --help)\n", one_line(e.what()),
+               app.get_subcommands().empty() ? "" : app.get_subcommands().front()->get_name());
+    return usage_status;
+  } catch (const std::exception& e) {  // mase::error and everything else
+    std::fflush(stdout);
+    fmt::print(stderr, "mase: error: {}\n", one_line(e.what()));
+    return 1;
+  }
+}

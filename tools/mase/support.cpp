@@ -1,0 +1,175 @@
+// Helpers the subcommands share: loading models and tensor files, grouping --input options into
+// runs, and the progress bar.
+#include "cli.hpp"
+
+#include <mase/core/error.hpp>
+#include <mase/io/npy.hpp>
+#include <mase/io/onnx.hpp>
+#include <mase/pass/raise_granularity.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <string>
+#include <system_error>
+
+#include <unistd.h>  // isatty
+
+#include <fmt/format.h>
+
+namespace mase_cli {
+
+std::pair<std::string, std::string> split_assignment(std::string_view text, std::string_view option) {
+  const std::size_t equals = text.find('=');
+  if (equals == std::string_view::npos || equals == 0 || equals + 1 == text.size())
+    throw usage_error(fmt::format("{} takes NAME=VALUE, not \"{}\"", option, text));
+  return {std::string(text.substr(0, equals)), std::string(text.substr(equals + 1))};
+}
+
+namespace {
+
+// "1,3,224,224" → [1, 3, 224, 224].
+mase::shape parse_dims(std::string_view text, std::string_view whole) {
+  mase::shape dims;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string_view item = text.substr(start, comma == std::string_view::npos ? text.npos : comma - start);
+    std::int64_t d = 0;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
+    if (ec != std::errc() || end != item.data() + item.size() || d < 0)
+      throw usage_error(fmt::format("--input-shape \"{}\": \"{}\" is not a non-negative integer; write the dimensions "
+                                    "as NAME=1,3,224,224",
+                                    whole, item));
+    if (dims.size() == mase::shape::max_rank)
+      throw usage_error(fmt::format("--input-shape \"{}\": at most {} dimensions", whole, mase::shape::max_rank));
+    dims.push_back(d);
+    if (comma == std::string_view::npos) return dims;
+    start = comma + 1;
+  }
+}
+
+}  // namespace
+
+void raise_in_place(mase::graph& g) { mase::raise_granularity_of(g); }
+
+loaded_model load_model(const fs::path& file, const std::vector<std::string>& input_shapes, bool raise) {
+  mase::onnx::import_options options;
+  for (const std::string& text : input_shapes) {
+    const auto [name, dims] = split_assignment(text, "--input-shape");
+    if (options.input_shapes.contains(name)) throw usage_error(fmt::format("--input-shape gives \"{}\" twice", name));
+    options.input_shapes.insert_or_assign(name, parse_dims(dims, text));
+  }
+  mase::onnx::imported_model m = mase::onnx::load_model(file, options);
+  loaded_model out{.file = file, .graph = std::move(m.graph), .inputs = {}, .outputs = {}, .opset = m.opset,
+                   .producer = std::move(m.producer)};
+  for (mase::onnx::port& p : m.inputs) out.inputs.push_back({std::move(p.onnx_name), std::move(p.node)});
+  for (mase::onnx::port& p : m.outputs) out.outputs.push_back({std::move(p.onnx_name), std::move(p.node)});
+  if (raise) {
+    raise_in_place(out.graph);
+    // A rewrite may rename the node that carries an output (it takes its pattern's first name).
+    const auto& reads = out.graph[*out.graph.output()].inputs;
+    for (std::size_t i = 0; i < out.outputs.size() && i < reads.size(); ++i) out.outputs[i].node = out.graph[reads[i]].name;
+  }
+  return out;
+}
+
+mase::tensor read_tensor_file(const fs::path& file) {
+  const std::string extension = file.extension().string();
+  if (extension == ".pb") return mase::onnx::load_tensor(file);
+  if (extension == ".npy") return mase::npy::load(file);
+  throw mase::error(fmt::format("cannot load {}: unknown extension \"{}\"; give an ONNX TensorProto (.pb) or a "
+                                "NumPy array (.npy)",
+                                file.string(), extension));
+}
+
+std::string file_name_for(std::string_view onnx_name) {
+  std::string name(onnx_name);
+  for (char& c : name) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                       c == '-' || c == '_';
+    if (!plain) c = '_';
+  }
+  if (name.empty() || name == "." || name == "..") name.insert(0, 1, '_');  // (not "_" + name: GCC 12 -Wrestrict)
+  return name;
+}
+
+fs::path write_tensor_file(const fs::path& dir, std::string_view stem, std::string_view tensor_name,
+                           const mase::tensor& t, std::string_view format) {
+  const fs::path file = dir / fmt::format("{}.{}", file_name_for(stem), format);
+  if (format == "npy") mase::npy::save(file, t);
+  else mase::onnx::save_tensor(file, t, tensor_name);
+  return file;
+}
+
+input_batches::input_batches(const loaded_model& model, const std::vector<std::string>& inputs, std::string_view option) {
+  if (inputs.empty()) return;
+  for (const std::string& text : inputs) {
+    // (Not a structured binding: clang 14 cannot capture one in the lambda below.)
+    const std::pair<std::string, std::string> assignment = split_assignment(text, option);
+    const std::string& name = assignment.first;
+    const std::string& file = assignment.second;
+    const auto port = std::find_if(model.inputs.begin(), model.inputs.end(),
+                                   [&](const model_port& p) { return p.onnx_name == name; });
+    if (port == model.inputs.end()) {
+      std::string names;
+      for (const model_port& p : model.inputs) names += fmt::format("{}{}", names.empty() ? "" : ", ", p.onnx_name);
+      throw usage_error(fmt::format("{} {}: the model {} has no input \"{}\"; its inputs are: {}", option, text,
+                                    model.file.string(), name, names.empty() ? "(none)" : names));
+    }
+    auto entry = std::find_if(files_.begin(), files_.end(), [&](const input_files& e) { return e.node == port->node; });
+    if (entry == files_.end()) entry = files_.insert(files_.end(), {port->node, port->onnx_name, {}});
+    entry->files.emplace_back(file);
+  }
+  runs_ = files_.front().files.size();
+  for (const model_port& p : model.inputs) {
+    const auto entry = std::find_if(files_.begin(), files_.end(), [&](const input_files& e) { return e.node == p.node; });
+    if (entry == files_.end())
+      throw usage_error(fmt::format("the model's input \"{}\" has no {}; add {} {}=FILE", p.onnx_name, option, option,
+                                    p.onnx_name));
+    if (entry->files.size() != runs_)
+      throw usage_error(fmt::format("{} gives the model's inputs different numbers of files ({} for \"{}\", {} for "
+                                    "\"{}\"); give each input once per run",
+                                    option, runs_, files_.front().onnx_name, entry->files.size(), p.onnx_name));
+  }
+}
+
+mase::ordered_map<mase::tensor> input_batches::load(std::size_t k) const {
+  mase::ordered_map<mase::tensor> batch;
+  for (const input_files& e : files_) batch.insert_or_assign(e.node, read_tensor_file(e.files.at(k)));
+  return batch;
+}
+
+std::string input_batches::describe(std::size_t k) const {
+  std::string text;
+  for (const input_files& e : files_)
+    text += fmt::format("{}{}={}", text.empty() ? "" : ", ", e.onnx_name, e.files.at(k).string());
+  return text;
+}
+
+progress_bar::progress_bar(std::string label, std::size_t total)
+    : label_(std::move(label)), total_(total), enabled_(total > 0 && ::isatty(::fileno(stderr)) != 0) {
+  update(0);
+}
+
+progress_bar::~progress_bar() { clear(); }
+
+void progress_bar::update(std::size_t done) {
+  done_ = std::min(done, total_);
+  if (!enabled_) return;
+  constexpr std::size_t width = 30;
+  const std::size_t filled = total_ == 0 ? width : done_ * width / total_;
+  fmt::print(stderr, "\r{} [{}{}] {}/{}\x1b[K", label_, std::string(filled, '#'), std::string(width - filled, '.'), done_,
+             total_);
+  std::fflush(stderr);
+  drawn_ = true;
+}
+
+void progress_bar::clear() {
+  if (!drawn_) return;
+  fmt::print(stderr, "\r\x1b[K");
+  std::fflush(stderr);
+  drawn_ = false;
+}
+
+}  // namespace mase_cli

@@ -1,0 +1,127 @@
+# CTest entries for the mase tool, run on the committed fixtures (included by CMakeLists.txt when
+# MASE_BUILD_TESTS is on). Each runs check_command.cmake, which checks the exact exit status and
+# the output.
+get_filename_component(mase_cli_root "${CMAKE_CURRENT_SOURCE_DIR}/../.." ABSOLUTE)
+set(mase_cli_fixtures "${mase_cli_root}/tests/fixtures")
+set(mase_cli_out "${CMAKE_CURRENT_BINARY_DIR}/cli_test_output")
+set(mase_cli_mlp "${mase_cli_fixtures}/onnx/mlp/model.onnx")
+set(mase_cli_mlp_input "${mase_cli_fixtures}/onnx/mlp/test_data_set_0/input_0.pb")
+set(mase_cli_config "${mase_cli_fixtures}/quantize/integer.toml")
+
+# mase_cli_check(NAME <name> ARGS <arg>... RC <status> [STDOUT <regex>] [STDERR <regex>] [ONE_LINE]
+#                [FRESH_DIR <dir>])
+function(mase_cli_check)
+  cmake_parse_arguments(PARSE_ARGV 0 check "ONE_LINE" "NAME;RC;STDOUT;STDERR;FRESH_DIR" "ARGS")
+  set(command "$<TARGET_FILE:mase_cli>")
+  if(check_ARGS)
+    list(JOIN check_ARGS "|" joined)
+    string(APPEND command "|${joined}")
+  endif()
+  set(defines "-DARGS=${command}" "-DEXPECT_RC=${check_RC}" "-DWORKING_DIRECTORY=${mase_cli_root}")
+  if(DEFINED check_STDOUT)
+    list(APPEND defines "-DSTDOUT_REGEX=${check_STDOUT}")
+  endif()
+  if(DEFINED check_STDERR)
+    list(APPEND defines "-DSTDERR_REGEX=${check_STDERR}")
+  endif()
+  if(check_ONE_LINE)
+    list(APPEND defines "-DSTDERR_ONE_LINE=ON")
+  endif()
+  if(DEFINED check_FRESH_DIR)
+    list(APPEND defines "-DFRESH_DIR=${check_FRESH_DIR}")
+  endif()
+  add_test(NAME "mase_cli/${check_NAME}"
+           COMMAND ${CMAKE_COMMAND} ${defines} -P "${CMAKE_CURRENT_SOURCE_DIR}/check_command.cmake")
+endfunction()
+
+# --help everywhere; --version.
+mase_cli_check(NAME help ARGS --help RC 0 STDOUT "Usage: mase .*Subcommands:.*onnx-test")
+foreach(sub IN ITEMS info draw run profile quantize onnx-test)
+  mase_cli_check(NAME "help_${sub}" ARGS ${sub} --help RC 0 STDOUT "Usage: mase ${sub} ")
+endforeach()
+mase_cli_check(NAME version ARGS --version RC 0 STDOUT "mase 0\\.1\\.0")
+
+# Usage errors: exit 2, one line.
+mase_cli_check(NAME usage_no_subcommand ARGS RC 2 ONE_LINE STDERR "subcommand is required")
+mase_cli_check(NAME usage_unknown_option ARGS info ${mase_cli_mlp} --frobnicate RC 2 ONE_LINE)
+mase_cli_check(NAME usage_bad_mode ARGS run ${mase_cli_mlp} --input x=${mase_cli_mlp_input} -o ${mase_cli_out}/bad_mode
+               --mode fast RC 2 ONE_LINE)
+mase_cli_check(NAME usage_bit_exact_without_config ARGS run ${mase_cli_mlp} --input x=${mase_cli_mlp_input}
+               -o ${mase_cli_out}/no_config --mode bit-exact RC 2 ONE_LINE STDERR "needs --config")
+mase_cli_check(NAME usage_input_without_name ARGS run ${mase_cli_mlp} --input ${mase_cli_mlp_input}
+               -o ${mase_cli_out}/no_name RC 2 ONE_LINE STDERR "NAME=VALUE")
+mase_cli_check(NAME usage_unknown_input ARGS run ${mase_cli_mlp} --input z=${mase_cli_mlp_input}
+               -o ${mase_cli_out}/unknown_input RC 2 ONE_LINE STDERR "no input \"z\"; its inputs are: x")
+mase_cli_check(NAME usage_bad_input_shape ARGS info ${mase_cli_mlp} --input-shape x=4,seven RC 2 ONE_LINE
+               STDERR "\"seven\" is not a non-negative integer")
+
+# Bad files: exit 1, one line naming the file.
+mase_cli_check(NAME error_missing_model ARGS info does_not_exist.onnx RC 1 ONE_LINE STDERR "does_not_exist\\.onnx")
+mase_cli_check(NAME error_not_a_model ARGS info ${mase_cli_fixtures}/npy/f4_2x3.npy RC 1 ONE_LINE
+               STDERR "f4_2x3\\.npy: not an ONNX model")
+mase_cli_check(NAME error_input_extension ARGS run ${mase_cli_mlp} --input x=${mase_cli_config}
+               -o ${mase_cli_out}/bad_extension RC 1 ONE_LINE STDERR "integer\\.toml: unknown extension")
+mase_cli_check(NAME error_damaged_npy_input ARGS run ${mase_cli_mlp} --input x=${mase_cli_fixtures}/npy/fortran_2x3.npy
+               -o ${mase_cli_out}/fortran RC 1 ONE_LINE STDERR "fortran_2x3\\.npy.*Fortran")
+mase_cli_check(NAME error_input_shape ARGS run ${mase_cli_mlp} --input x=${mase_cli_fixtures}/npy/f4_2x3.npy
+               -o ${mase_cli_out}/wrong_shape RC 1 ONE_LINE STDERR "on x=[^ ]*f4_2x3\\.npy: .*\\[2, 3\\]")
+mase_cli_check(NAME error_draw_extension ARGS draw ${mase_cli_mlp} -o ${mase_cli_out}/graph.png RC 1 ONE_LINE
+               STDERR "graph\\.png")
+mase_cli_check(NAME error_onnx_test_not_a_folder ARGS onnx-test ${mase_cli_mlp} RC 1 ONE_LINE STDERR "not a folder")
+
+# info: the MLP's ports, shapes and op counts.
+mase_cli_check(NAME info_mlp ARGS info ${mase_cli_mlp} RC 0
+               STDOUT "input +x +x +\\[4, 784\\].*output +y +[A-Za-z0-9_]+ +\\[4, 10\\].*Parameters: 218058 .*linear +3\n")
+mase_cli_check(NAME info_input_shape ARGS info ${mase_cli_mlp} --input-shape x=2,784 RC 0
+               STDOUT "input +x +x +\\[2, 784\\].*\\[2, 10\\]")
+
+# run: the files hold what the evaluator computes, from .pb and from .npy inputs.
+foreach(kind IN ITEMS pb npy)
+  if(kind STREQUAL "pb")
+    set(input "${mase_cli_mlp_input}")
+  else()
+    set(input "${mase_cli_fixtures}/npy/mlp_input_0.npy")
+  endif()
+  add_test(NAME "mase_cli/run_mlp_${kind}_input"
+           COMMAND ${CMAKE_COMMAND} "-DMASE=$<TARGET_FILE:mase_cli>" "-DMODEL=${mase_cli_mlp}" "-DINPUT=x=${input}"
+                   "-DREFERENCE_INPUT=${mase_cli_mlp_input}" -DOUTPUT_NAME=y "-DOUT=${mase_cli_out}/run_${kind}"
+                   -P "${CMAKE_CURRENT_SOURCE_DIR}/check_run_output.cmake")
+endforeach()
+mase_cli_check(NAME run_npy_output ARGS run ${mase_cli_mlp} --input x=${mase_cli_mlp_input} --format npy
+               -o ${mase_cli_out}/run_npy_output RC 0 STDOUT "run_npy_output/y\\.npy \\[4, 10\\]"
+               FRESH_DIR ${mase_cli_out}/run_npy_output)
+mase_cli_check(NAME run_two_batches ARGS run ${mase_cli_mlp} --input x=${mase_cli_mlp_input}
+               --input x=${mase_cli_fixtures}/npy/mlp_input_0.npy -o ${mase_cli_out}/run_two RC 0
+               STDOUT "y_0\\.pb \\[4, 10\\]\nwrote [^\n]*y_1\\.pb \\[4, 10\\]" FRESH_DIR ${mase_cli_out}/run_two)
+mase_cli_check(NAME run_bit_exact ARGS run ${mase_cli_mlp} --input x=${mase_cli_mlp_input} --config ${mase_cli_config}
+               --mode bit-exact -o ${mase_cli_out}/run_bit_exact RC 0 STDOUT "y\\.pb \\[4, 10\\]"
+               FRESH_DIR ${mase_cli_out}/run_bit_exact)
+
+# profile, quantize, draw.
+mase_cli_check(NAME profile_mlp ARGS profile ${mase_cli_mlp} --input x=${mase_cli_mlp_input}
+               --input x=${mase_cli_fixtures}/npy/mlp_input_0.npy RC 0
+               STDOUT "range_min_max over 2 batches \\(8 samples\\).*fc1_[A-Za-z0-9_]* +linear +weight +-?[0-9]")
+mase_cli_check(NAME quantize_mlp ARGS quantize ${mase_cli_mlp} --config ${mase_cli_config}
+               -o ${mase_cli_out}/quantize/mlp RC 0
+               STDOUT "data_in_0=fixed<8,3> weight=fixed<8,3>.*5 nodes quantized, 0 bypassed\nwrote [^\n]*mlp\\.json and [^\n]*mlp\\.safetensors"
+               FRESH_DIR ${mase_cli_out}/quantize)
+mase_cli_check(NAME draw_dot ARGS draw ${mase_cli_mlp} -o ${mase_cli_out}/draw/mlp.dot RC 0 STDOUT "mlp\\.dot"
+               FRESH_DIR ${mase_cli_out}/draw)
+
+# onnx-test over the committed fixtures, as imported and raised to MASE's coarse ops.
+mase_cli_check(NAME onnx_test_fixtures_all ARGS onnx-test ${mase_cli_fixtures}/onnx --require-all RC 0
+               STDOUT "4 passed, 0 failed, 0 skipped\n$")
+mase_cli_check(NAME onnx_test_fixtures_raised ARGS onnx-test ${mase_cli_fixtures}/onnx --raise --require-all RC 0
+               STDOUT "4 passed, 0 failed, 0 skipped\n$")
+
+# ONNX conformance over Debian's libonnx-testdata: no test of supported ops may fail, and every
+# PyTorch-exported test must be supported (--require-all).
+set(mase_onnx_testdata "/usr/share/libonnx-testdata/data")
+foreach(suite IN ITEMS node simple)
+  mase_cli_check(NAME "conformance_${suite}" ARGS onnx-test ${mase_onnx_testdata}/${suite} --quiet RC 0
+                 STDOUT "[1-9][0-9]* passed, 0 failed, [0-9]+ skipped\n$")
+endforeach()
+foreach(suite IN ITEMS pytorch-converted pytorch-operator)
+  mase_cli_check(NAME "conformance_${suite}" ARGS onnx-test ${mase_onnx_testdata}/${suite} --quiet --require-all RC 0
+                 STDOUT "[1-9][0-9]* passed, 0 failed, 0 skipped\n$")
+endforeach()
