@@ -253,7 +253,7 @@ public:
     for (std::size_t i = 0; i < a.size(); ++i) {
       const node& x = a[a.order_[i]];
       const node& y = b[b.order_[i]];
-      if (x.name != y.name || !(x.op == y.op) || x.parameters != y.parameters || !(x.meta == y.meta) ||
+      if (x.name != y.name || !op_equal(x.op, y.op) || x.parameters != y.parameters || !(x.meta == y.meta) ||
           x.inputs.size() != y.inputs.size())
         return false;
       for (std::size_t k = 0; k < x.inputs.size(); ++k)

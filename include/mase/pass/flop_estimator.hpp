@@ -248,7 +248,7 @@ inline op_cost estimate_node_flops(const node& n) {
   const detail::flop_shapes shapes =
       n.is<op::placeholder>() || n.is<op::output>() || n.is<op::constant>() ? detail::flop_shapes{}
                                                                              : detail::flop_shapes_of(n);
-  return std::visit([&](const auto& op) { return detail::op_flops(op, shapes); }, n.op);
+  return visit_op<op_cost>(n.op, [&](const auto& op) { return detail::op_flops(op, shapes); });
 }
 
 // The counts of every node, in graph order, and their total.

@@ -227,12 +227,14 @@ inline void convert_div(importer& c) {
   c.set_output(0, y);
 }
 
+// A constant scalar exponent is pow's attribute (what MASE's pow holds); any other is input 1.
 inline void convert_pow(importer& c) {
-  const tensor& e = c.constant_input(1, "the exponent");
-  if (e.size() != 1)
-    c.not_supported(fmt::format("Pow with an exponent of shape {}: mase's pow takes one exponent",
-                                to_string(e.shape())));
-  c.set_output(0, c.emit(op::pow{.exponent = e.values()[0]}, {c.input(0)}));
+  if (c.input_is_constant(1)) {
+    const tensor& e = c.constant_input(1, "the exponent");
+    if (e.size() == 1 && e.rank() <= c.input_shape(0).size())
+      return c.set_output(0, c.emit(op::pow{.exponent = e.values()[0]}, {c.input(0)}));
+  }
+  c.set_output(0, c.emit(op::pow{}, {c.input(0), second_operand(c)}));
 }
 
 inline void convert_mean_of_inputs(importer& c) {
@@ -307,7 +309,7 @@ inline void convert_conv(importer& c) {
   const shape& x = c.input_shape(0);
   const tensor& w = c.constant_input(1, "the weight");
   const int spatial = x.size() - 2;
-  if (spatial != 1 && spatial != 2) c.not_supported(fmt::format("{}-D convolution (mase has conv1d and conv2d)", spatial));
+  if (spatial < 1 || spatial > 3) c.not_supported(fmt::format("{}-D convolution (mase has 1-D to 3-D)", spatial));
   if (w.rank() != x.size()) c.fail("the weight's rank differs from the input's");
   const std::int64_t groups = c.int_attribute("group", 1);
   std::vector<std::int64_t> kernel(w.shape().begin() + 2, w.shape().end());
@@ -329,18 +331,15 @@ inline void convert_conv(importer& c) {
   if (bias) parameters.insert_or_assign("bias", c.constant_input(2, "the bias"));
   const std::int64_t in_channels = x[1];
   const std::int64_t out_channels = w.shape()[0];
-  node_id y;
-  if (spatial == 1)
-    y = c.emit(op::conv1d{.in_channels = in_channels, .out_channels = out_channels, .kernel_size = to_dims(c, kernel, "kernel"),
-                          .stride = to_dims(c, strides, "strides"), .padding = padding,
-                          .dilation = to_dims(c, dilations, "dilations"), .groups = groups, .bias = bias},
-               {in}, std::move(parameters));
-  else
-    y = c.emit(op::conv2d{.in_channels = in_channels, .out_channels = out_channels, .kernel_size = to_dims(c, kernel, "kernel"),
-                          .stride = to_dims(c, strides, "strides"), .padding = padding,
-                          .dilation = to_dims(c, dilations, "dilations"), .groups = groups, .bias = bias},
-               {in}, std::move(parameters));
-  c.set_output(0, y);
+  const auto make = [&]<class Op>(std::type_identity<Op>) {
+    return c.emit(Op{.in_channels = in_channels, .out_channels = out_channels, .kernel_size = to_dims(c, kernel, "kernel"),
+                     .stride = to_dims(c, strides, "strides"), .padding = padding,
+                     .dilation = to_dims(c, dilations, "dilations"), .groups = groups, .bias = bias},
+                  {in}, std::move(parameters));
+  };
+  c.set_output(0, spatial == 1   ? make(std::type_identity<op::conv1d>{})
+                  : spatial == 2 ? make(std::type_identity<op::conv2d>{})
+                                 : make(std::type_identity<op::conv3d>{}));
 }
 
 inline void convert_batch_norm(importer& c) {
@@ -361,9 +360,11 @@ inline void convert_batch_norm(importer& c) {
   else if (x.size() == 4)
     c.set_output(0, c.emit(op::batch_norm2d{.num_features = channels, .eps = eps, .momentum = momentum}, {c.input(0)},
                            std::move(p)));
+  else if (x.size() == 5)
+    c.set_output(0, c.emit(op::batch_norm3d{.num_features = channels, .eps = eps, .momentum = momentum}, {c.input(0)},
+                           std::move(p)));
   else
-    c.not_supported(fmt::format("batch normalization of a rank-{} input (mase has batch_norm1d and batch_norm2d)",
-                                x.size()));
+    c.not_supported(fmt::format("batch normalization of a rank-{} input (mase has 1-D to 3-D)", x.size()));
 }
 
 inline void convert_layer_norm(importer& c) {
@@ -445,7 +446,7 @@ void convert_pool(importer& c) {
   c.only_outputs(1, "Indices");
   const shape& x = c.input_shape(0);
   const int spatial = x.size() - 2;
-  if (spatial != 1 && spatial != 2) c.not_supported(fmt::format("{}-D pooling (mase has 1-D and 2-D pools)", spatial));
+  if (spatial < 1 || spatial > 3) c.not_supported(fmt::format("{}-D pooling (mase has 1-D to 3-D pools)", spatial));
   const auto kernel = c.ints_attribute("kernel_shape");
   if (kernel.size() != static_cast<std::size_t>(spatial)) c.fail("kernel_shape needs one entry per spatial dimension");
   const auto strides = c.ints_attribute("strides", ones(spatial));
@@ -471,24 +472,22 @@ void convert_pool(importer& c) {
   for (const auto& p : pads) padding.push_back(p.begin);
   const dims k = to_dims(c, kernel, "kernel_shape");
   const dims s = to_dims(c, strides, "strides");
-  node_id y;
-  if constexpr (Max) {
-    const dims d = to_dims(c, dilations, "dilations");
-    y = spatial == 1 ? c.emit(op::max_pool1d{.kernel_size = k, .stride = s, .padding = padding, .dilation = d,
-                                             .ceil_mode = ceil_mode},
-                              {in})
-                     : c.emit(op::max_pool2d{.kernel_size = k, .stride = s, .padding = padding, .dilation = d,
-                                             .ceil_mode = ceil_mode},
-                              {in});
-  } else {
-    y = spatial == 1 ? c.emit(op::avg_pool1d{.kernel_size = k, .stride = s, .padding = padding,
-                                             .ceil_mode = ceil_mode, .count_include_pad = pad_counted},
-                              {in})
-                     : c.emit(op::avg_pool2d{.kernel_size = k, .stride = s, .padding = padding,
-                                             .ceil_mode = ceil_mode, .count_include_pad = pad_counted},
-                              {in});
-  }
-  c.set_output(0, y);
+  const auto make = [&]<class Op>(std::type_identity<Op>) {
+    if constexpr (Max)
+      return c.emit(Op{.kernel_size = k, .stride = s, .padding = padding, .dilation = to_dims(c, dilations, "dilations"),
+                       .ceil_mode = ceil_mode},
+                    {in});
+    else
+      return c.emit(Op{.kernel_size = k, .stride = s, .padding = padding, .ceil_mode = ceil_mode,
+                       .count_include_pad = pad_counted},
+                    {in});
+  };
+  using pool1d = std::conditional_t<Max, op::max_pool1d, op::avg_pool1d>;
+  using pool2d = std::conditional_t<Max, op::max_pool2d, op::avg_pool2d>;
+  using pool3d = std::conditional_t<Max, op::max_pool3d, op::avg_pool3d>;
+  c.set_output(0, spatial == 1   ? make(std::type_identity<pool1d>{})
+                  : spatial == 2 ? make(std::type_identity<pool2d>{})
+                                 : make(std::type_identity<pool3d>{}));
 }
 
 inline void convert_flatten(importer& c) {
