@@ -132,42 +132,40 @@ struct conv_geometry {
   Index padded_w() const noexcept { return in_w + 2 * pad_w; }
 };
 
-// Input [N, C, L] or unbatched [C, L]; result [N, O, Lo] or [O, Lo].
-inline conv_geometry geometry(const op::conv1d& op, const shape& x, const shape& y) {
-  conv_geometry g;
-  g.batch = x.size() == 3 ? x[0] : 1;
+// The sizes of a 1-D or 2-D convolution-like op (1-D fills only the width fields), shared by
+// the convolutions and the transposed ones. Input [N, C, (H,) W] or unbatched [C, (H,) W];
+// result [N, O, (Ho,) Wo] or [O, (Ho,) Wo].
+template <class Geometry, class Op>
+Geometry spatial_geometry(const Op& op, const shape& x, const shape& y, int spatial) {
+  using shape_rules::per_dim;
+  Geometry g;
+  g.batch = x.size() == spatial + 2 ? x[0] : 1;
   g.in_channels = op.in_channels;
-  g.in_w = x.back();
   g.out_channels = op.out_channels;
-  g.out_w = y.back();
   g.groups = op.groups;
-  g.kernel_w = shape_rules::per_dim(op.kernel_size, 0);
-  g.stride_w = shape_rules::per_dim(op.stride, 0);
-  g.pad_w = shape_rules::per_dim(op.padding, 0);
-  g.dilation_w = shape_rules::per_dim(op.dilation, 0);
+  const int w = spatial - 1;  // the width's index in the per-dimension lists
+  g.in_w = x.at(-1);
+  g.out_w = y.at(-1);
+  g.kernel_w = per_dim(op.kernel_size, w);
+  g.stride_w = per_dim(op.stride, w);
+  g.pad_w = per_dim(op.padding, w);
+  g.dilation_w = per_dim(op.dilation, w);
+  if (spatial == 2) {
+    g.in_h = x.at(-2);
+    g.out_h = y.at(-2);
+    g.kernel_h = per_dim(op.kernel_size, 0);
+    g.stride_h = per_dim(op.stride, 0);
+    g.pad_h = per_dim(op.padding, 0);
+    g.dilation_h = per_dim(op.dilation, 0);
+  }
   return g;
 }
 
-// Input [N, C, H, W] or unbatched [C, H, W]; result [N, O, Ho, Wo] or [O, Ho, Wo].
+inline conv_geometry geometry(const op::conv1d& op, const shape& x, const shape& y) {
+  return spatial_geometry<conv_geometry>(op, x, y, 1);
+}
 inline conv_geometry geometry(const op::conv2d& op, const shape& x, const shape& y) {
-  conv_geometry g;
-  g.batch = x.size() == 4 ? x[0] : 1;
-  g.in_channels = op.in_channels;
-  g.in_h = x.at(-2);
-  g.in_w = x.at(-1);
-  g.out_channels = op.out_channels;
-  g.out_h = y.at(-2);
-  g.out_w = y.at(-1);
-  g.groups = op.groups;
-  g.kernel_h = shape_rules::per_dim(op.kernel_size, 0);
-  g.kernel_w = shape_rules::per_dim(op.kernel_size, 1);
-  g.stride_h = shape_rules::per_dim(op.stride, 0);
-  g.stride_w = shape_rules::per_dim(op.stride, 1);
-  g.pad_h = shape_rules::per_dim(op.padding, 0);
-  g.pad_w = shape_rules::per_dim(op.padding, 1);
-  g.dilation_h = shape_rules::per_dim(op.dilation, 0);
-  g.dilation_w = shape_rules::per_dim(op.dilation, 1);
-  return g;
+  return spatial_geometry<conv_geometry>(op, x, y, 2);
 }
 
 // The convolution is a GEMM, W[O, patch] · columns[patch, pixels], whose columns (im2col) are
@@ -624,39 +622,10 @@ struct transposed_geometry {
 };
 
 inline transposed_geometry geometry(const op::conv_transpose1d& op, const shape& x, const shape& y) {
-  transposed_geometry g;
-  g.batch = x.size() == 3 ? x[0] : 1;
-  g.in_channels = op.in_channels;
-  g.in_w = x.back();
-  g.out_channels = op.out_channels;
-  g.out_w = y.back();
-  g.groups = op.groups;
-  g.kernel_w = shape_rules::per_dim(op.kernel_size, 0);
-  g.stride_w = shape_rules::per_dim(op.stride, 0);
-  g.pad_w = shape_rules::per_dim(op.padding, 0);
-  g.dilation_w = shape_rules::per_dim(op.dilation, 0);
-  return g;
+  return spatial_geometry<transposed_geometry>(op, x, y, 1);
 }
-
 inline transposed_geometry geometry(const op::conv_transpose2d& op, const shape& x, const shape& y) {
-  transposed_geometry g;
-  g.batch = x.size() == 4 ? x[0] : 1;
-  g.in_channels = op.in_channels;
-  g.in_h = x.at(-2);
-  g.in_w = x.at(-1);
-  g.out_channels = op.out_channels;
-  g.out_h = y.at(-2);
-  g.out_w = y.at(-1);
-  g.groups = op.groups;
-  g.kernel_h = shape_rules::per_dim(op.kernel_size, 0);
-  g.kernel_w = shape_rules::per_dim(op.kernel_size, 1);
-  g.stride_h = shape_rules::per_dim(op.stride, 0);
-  g.stride_w = shape_rules::per_dim(op.stride, 1);
-  g.pad_h = shape_rules::per_dim(op.padding, 0);
-  g.pad_w = shape_rules::per_dim(op.padding, 1);
-  g.dilation_h = shape_rules::per_dim(op.dilation, 0);
-  g.dilation_w = shape_rules::per_dim(op.dilation, 1);
-  return g;
+  return spatial_geometry<transposed_geometry>(op, x, y, 2);
 }
 
 // The input positions i in [0, in) whose output position i·stride + offset lies in [0, out):

@@ -248,6 +248,25 @@ inline void run(const op::rms_norm& op, const kernel_args& args) {
   }
 }
 
+// A non-empty tensor as [outer, length, inner] around dimension `dim` (a scalar as [1, 1, 1]):
+// the layout softmax and log_softmax reduce along.
+struct dim_split {
+  std::int64_t outer = 1;
+  std::int64_t length = 1;
+  std::int64_t inner = 1;
+};
+inline dim_split split_around(const tensor& x, std::int64_t dim) {
+  const shape& s = x.shape();
+  dim_split split;
+  if (s.size() > 0) {
+    const int d = shape_rules::normalize_dim_scalar_ok(dim, s.size());
+    split.length = s[d];
+    for (int i = d + 1; i < s.size(); ++i) split.inner *= s[i];
+  }
+  split.outer = static_cast<std::int64_t>(x.size()) / (split.length * split.inner);
+  return split;
+}
+
 // torch.softmax along dim, stable: exp(x - max) / sum, the sum applied as one reciprocal per
 // row as PyTorch's vectorised kernel does. A NaN anywhere in a row makes the row NaN; -inf
 // entries (masks) get exactly 0.
@@ -256,15 +275,7 @@ inline void run(const op::softmax& op, const kernel_args& args) {
   const tensor& x = args.input(0);
   tensor& y = args.output();
   if (x.size() == 0) return;
-  const shape& s = x.shape();
-  const int dim = shape_rules::normalize_dim_scalar_ok(op.dim, s.size());
-  std::int64_t length = 1;
-  std::int64_t inner = 1;
-  if (s.size() > 0) {
-    length = s[dim];
-    for (int d = dim + 1; d < s.size(); ++d) inner *= s[d];
-  }
-  const std::int64_t outer = static_cast<std::int64_t>(x.size()) / (length * inner);
+  const auto [outer, length, inner] = split_around(x, op.dim);
   if (inner == 1) {
     // The contiguous case (attention scores, classifier logits): one row at a time.
     for (std::int64_t r = 0; r < outer; ++r) {
@@ -300,15 +311,7 @@ inline void run(const op::log_softmax& op, const kernel_args& args) {
   const tensor& x = args.input(0);
   tensor& y = args.output();
   if (x.size() == 0) return;
-  const shape& s = x.shape();
-  const int dim = shape_rules::normalize_dim_scalar_ok(op.dim, s.size());
-  std::int64_t length = 1;
-  std::int64_t inner = 1;
-  if (s.size() > 0) {
-    length = s[dim];
-    for (int d = dim + 1; d < s.size(); ++d) inner *= s[d];
-  }
-  const std::int64_t outer = static_cast<std::int64_t>(x.size()) / (length * inner);
+  const auto [outer, length, inner] = split_around(x, op.dim);
   if (inner == 1) {
     for (std::int64_t r = 0; r < outer; ++r) {
       const const_array_map in(x.data() + r * length, length);

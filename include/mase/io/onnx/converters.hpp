@@ -368,11 +368,24 @@ inline void convert_batch_norm(importer& c) {
 }
 
 inline void convert_layer_norm(importer& c) {
-  c.only_outputs(1, "Mean/InvStdDev");
   const shape& x = c.input_shape(0);
   const std::int64_t axis = normalize_axis(c, c.int_attribute("axis", -1), x.size());
+  const double eps = c.float_attribute("epsilon", 1e-5);
   dims normalized;
-  for (int i = static_cast<int>(axis); i < x.size(); ++i) normalized.push_back(x[i]);
+  dims reduced;
+  for (int i = static_cast<int>(axis); i < x.size(); ++i) {
+    normalized.push_back(x[i]);
+    reduced.push_back(i);
+  }
+  if (c.output_read(1) || c.output_read(2)) {
+    // The optional Mean and InvStdDev outputs, computed beside the layer_norm op.
+    const node_id mean = c.emit(op::mean{.dim = reduced, .keepdim = true}, {c.input(0)});
+    const node_id centred = c.emit(op::sub{}, {c.input(0), mean});
+    const node_id variance = c.emit(op::mean{.dim = reduced, .keepdim = true}, {c.emit(op::pow{.exponent = 2.0}, {centred})});
+    const node_id std = c.emit(op::sqrt{}, {c.emit(op::add{}, {variance, c.emit_scalar(static_cast<float>(eps))})});
+    c.set_output(1, mean);
+    c.set_output(2, c.emit(op::reciprocal{}, {std}));
+  }
   const auto as_normalized = [&](int i, std::string_view role) {
     const tensor& t = c.constant_input(i, role);
     if (static_cast<std::int64_t>(t.size()) != static_cast<std::int64_t>(normalized.numel()))
@@ -384,7 +397,7 @@ inline void convert_layer_norm(importer& c) {
   ordered_map<tensor> p{{"weight", as_normalized(1, "scale")}};
   const bool bias = c.has_input(2);
   if (bias) p.insert_or_assign("bias", as_normalized(2, "B"));
-  c.set_output(0, c.emit(op::layer_norm{.normalized_shape = normalized, .eps = c.float_attribute("epsilon", 1e-5),
+  c.set_output(0, c.emit(op::layer_norm{.normalized_shape = normalized, .eps = eps,
                                         .elementwise_affine = true, .bias = bias},
                          {c.input(0)}, std::move(p)));
 }

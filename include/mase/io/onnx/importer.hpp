@@ -232,6 +232,10 @@ public:
     const int type = element_type ? *element_type : (has_input(0) ? input_type(0) : ::onnx::TensorProto::FLOAT);
     values_.insert_or_assign(node_->output(i), value_ref{id, type});
   }
+  // Whether output `i` of the current node is read by a later node or a graph output.
+  bool output_read(int i) const {
+    return i < node_->output_size() && !node_->output(i).empty() && read_later_.contains(node_->output(i));
+  }
   // Outputs beyond `count` must not be read by anything: mase does not compute them.
   void only_outputs(int count, std::string_view what) const {
     for (int i = count; i < node_->output_size(); ++i)
