@@ -12,7 +12,7 @@
 
 using namespace mase;
 
-TEST_CASE("shape: construction, element count, comparison, printing; usable in constant expressions") {
+TEST_CASE("shape: construction, element count, comparison, printing, usable in constant expressions") {
   constexpr shape s{2, 3, 4};
   static_assert(s.size() == 3 && s.numel() == 24 && s.back() == 4 && s.at(-1) == 4 && s.at(0) == 2);
   static_assert(shape{}.numel() == 1);  // a scalar holds one value

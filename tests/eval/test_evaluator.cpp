@@ -61,7 +61,7 @@ TEST_CASE("the evaluator runs a graph and exposes every node's results") {
   for (std::size_t i = 0; i < h.size(); ++i) CHECK(ev.results("relu")[0]->data()[i] == Approx(h.data()[i]).margin(1e-5));
 }
 
-TEST_CASE("another batch size re-plans the shapes; the same shapes reuse the buffers") {
+TEST_CASE("another batch size re-plans the shapes, the same shapes reuse the buffers") {
   const graph g = small_mlp(4);
   evaluator ev(g);
   const tensor x4 = ramp({4, 6}), x9 = ramp({9, 6}, 0.5f);

@@ -223,7 +223,7 @@ TEST_CASE("max_pool1d: every kernel, stride, padding, dilation and ceil_mode the
   CHECK(checked > 300);  // the grid really ran (ceil_mode adds windows in some of it)
 }
 
-TEST_CASE("max_pool2d: per-dimension kernels, strides, padding and dilation; unbatched; NaN; padding-only windows") {
+TEST_CASE("max_pool2d: per-dimension kernels, strides, padding and dilation, unbatched, NaN, padding-only windows") {
   int checked = 0;
   for (const dims& kernel : {dims{2}, dims{3}, dims{3, 2}, dims{1, 4}})
     for (const dims& stride : {dims{}, dims{1}, dims{2, 1}, dims{3}})
@@ -424,7 +424,7 @@ std::array<axis, 3> volume_axes(const shape& in, const dims& kernel, const dims&
 
 }  // namespace
 
-TEST_CASE("max_pool3d: per-dimension kernels, strides, padding, dilation and ceil_mode; unbatched; NaN") {
+TEST_CASE("max_pool3d: per-dimension kernels, strides, padding, dilation and ceil_mode, unbatched, NaN") {
   int checked = 0;
   for (const dims& kernel : {dims{2}, dims{3}, dims{1, 2, 3}, dims{3, 1, 1}, dims{2, 3, 2}})
     for (const dims& stride : {dims{}, dims{1}, dims{2, 1, 2}, dims{1, 2, 1}})

@@ -158,7 +158,7 @@ TEST_CASE("toy_integer_by_name.toml: one node by name, the rest by default") {
   CHECK(arg_format(g, "seq_blocks_1", "data_in_0") == format(fixed_fmt{.width = 8, .frac = 4, .is_signed = false}));
 }
 
-TEST_CASE("regex_name.toml: the quantize table alone; entries keep the file's order") {
+TEST_CASE("regex_name.toml: the quantize table alone, entries keep the file's order") {
   const quantize_config c = load_quantize_config(fixture("regex_name.toml"));
   CHECK(c == quantize_config{
                  .by = quantize_by::regex_name,
@@ -178,7 +178,7 @@ TEST_CASE("regex_name.toml: the quantize table alone; entries keep the file's or
   CHECK(arg_format(g, "relu_0", "data_in_0") == result_format(g, "fc_0"));            // bypassed
 }
 
-TEST_CASE("TOML values map to MASE's key types; bypass spellings become mase::bypass") {
+TEST_CASE("TOML values map to MASE's key types, bypass spellings become mase::bypass") {
   const quantize_config c = parse_quantize_config(R"(
 by = "type"
 [default.config]

@@ -404,7 +404,7 @@ TEST_CASE("unsqueeze inserts a size-1 dim at [-rank-1, rank]", "[ir][ops]") {
   CHECK_BOTH(fails(op::unsqueeze{.dim = 0}, {{1, 2, 3, 4, 5, 6, 7, 8}}));  // rank 9 is beyond shape's 8
 }
 
-TEST_CASE("cat joins along dim; other dims must agree", "[ir][ops]") {
+TEST_CASE("cat joins along dim, other dims must agree", "[ir][ops]") {
   CHECK_BOTH(gives(op::cat{}, {{2, 3}, {4, 3}}, {6, 3}));
   CHECK_BOTH(gives(op::cat{.dim = 1}, {{2, 3}, {2, 5}, {2, 1}}, {2, 9}));
   CHECK_BOTH(gives(op::cat{.dim = -1}, {{2, 3}, {2, 5}, {2, 1}}, {2, 9}));

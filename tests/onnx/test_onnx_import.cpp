@@ -135,7 +135,7 @@ TEST_CASE("the MLP fixture imports as PyTorch's layers, with the file's names") 
   CHECK(linears == 3);
 }
 
-TEST_CASE("Gemm with constant B becomes linear; alpha, beta and transB fold into its parameters") {
+TEST_CASE("Gemm with constant B becomes linear with alpha and beta and transB folded into its parameters") {
   model_builder m({2, 3});
   m.initializer("B", {3, 2}, {1, 2, 3, 4, 5, 6});  // [K, N], not transposed
   m.initializer("C", {2}, {10, 20});

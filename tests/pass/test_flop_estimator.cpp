@@ -110,7 +110,7 @@ TEST_CASE("1-D convolution and pools") {
   CHECK(e.nodes.at("gap") == cost(0, 96, 96, 96, 12));
 }
 
-TEST_CASE("3-D convolution, pools and batch norm; pow with a tensor exponent") {
+TEST_CASE("3-D convolution, pools and batch norm, pow with a tensor exponent") {
   builder b;
   auto x = b.input("x", {1, 2, 4, 6, 6});
   auto e = b.input("e", {3, 1});
@@ -179,7 +179,7 @@ TEST_CASE("estimate_flops needs common metadata and says which pass provides it"
   CHECK_THROWS_WITH(estimate_flops(g), Catch::Contains("node fc") && Catch::Contains("add_common_metadata"));
 }
 
-TEST_CASE("transposed convolutions count each input's scatter; pad, tile, expand, index_select move data") {
+TEST_CASE("transposed convolutions count each input's scatter, pad, tile, expand, index_select move data") {
   builder b;
   auto x = b.input("x", {2, 8, 4, 4});
   // 8 -> 6 channels in 2 groups, 3x3, stride 2: y [2, 6, 9, 9]. Each of the 256 inputs meets

@@ -173,7 +173,7 @@ TEST_CASE("several pairs in one graph are all fused") {
   CHECK(result.graph.at("conv2").inputs == std::vector<node_id>{result.graph.id("conv1")});
 }
 
-TEST_CASE("common metadata stays what add_common_metadata writes; later sections must be redone") {
+TEST_CASE("common metadata stays what add_common_metadata writes, later sections must be redone") {
   builder b;
   auto x = b.input("x", {2, 3, 6, 6});
   auto h = b.add("conv", op::conv2d{.in_channels = 3, .out_channels = 4, .kernel_size = {3}, .bias = false}, x);

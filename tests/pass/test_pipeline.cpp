@@ -68,7 +68,7 @@ TEST_CASE("the graph's type carries the facts the pipeline established") {
   CHECK(plain.size() == 5);
 }
 
-TEST_CASE("a | b composes; composing is associative") {
+TEST_CASE("a | b composes, composing is associative") {
   const auto left = (init_metadata | add_common_metadata) | verify;
   const auto right = init_metadata | (add_common_metadata | verify);
   static_assert(std::is_same_v<decltype(left), decltype(right)>);

@@ -113,7 +113,7 @@ TEST_CASE("l1-norm: magnitudes equal to the threshold are pruned, as |W| > thres
   CHECK(*info.at("fc").threshold == 0.5f);
 }
 
-TEST_CASE("global l1-norm: one threshold over every weight; local: one per node") {
+TEST_CASE("global l1-norm: one threshold over every weight, local: one per node") {
   // fc1 holds magnitudes 1/8..8/8, fc2 9/8..16/8.
   SECTION("global 0.5: threshold between the 8th and 9th of 16 magnitudes, so all of fc1 goes") {
     graph g = two_linears();
@@ -189,7 +189,7 @@ TEST_CASE("random: deterministic by seed, near the target, independent per node"
   CHECK(zeros(w) == a.at("fc1").pruned);
 }
 
-TEST_CASE("conv1d and conv2d are pruned; other ops are not; metadata records the sparsity") {
+TEST_CASE("conv1d and conv2d are pruned, other ops are not, metadata records the sparsity") {
   builder b;
   auto x = b.input("x", {1, 3, 8, 8});
   auto h = b.add("conv", op::conv2d{.in_channels = 3, .out_channels = 4, .kernel_size = {3}}, x);

@@ -198,7 +198,7 @@ TEST_CASE("calculate_avg_bits: block formats count their shared exponent per ele
   CHECK(a.w_avg_bit == 5.0 + 4.0 / 8.0);        // 5 element bits + a 4-bit exponent shared by 2·4 values
 }
 
-TEST_CASE("calculate_avg_bits: conv layers count, other ops do not; none at all gives NaN") {
+TEST_CASE("calculate_avg_bits: conv layers count, other ops do not, none at all gives NaN") {
   builder b;
   auto x = b.input("x", {1, 2, 5, 5});
   auto c = b.add("c", op::conv2d{.in_channels = 2, .out_channels = 3, .kernel_size = {3}}, x);

@@ -146,7 +146,7 @@ TEST_CASE("quantize: bypass leaves a node alone, and relu still passes its input
   }
 }
 
-TEST_CASE("quantize: data_out keys give the results' format; floor = true selects floor rounding") {
+TEST_CASE("quantize: data_out keys give the results' format, floor = true selects floor rounding") {
   quant_config c = integer_keys(8, 3);
   c["name"] = std::string("fixed");
   c["data_out_width"] = std::int64_t{10};

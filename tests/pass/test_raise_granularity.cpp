@@ -373,7 +373,7 @@ TEST_CASE("layer_norm: near misses") {
 
 // --- silu --------------------------------------------------------------------------------------
 
-TEST_CASE("silu: x·sigmoid(x) in either order; not with a second reader or another x") {
+TEST_CASE("silu: x·sigmoid(x) in either order, not with a second reader or another x") {
   graph g;
   const node_id x = g.add("x", op::placeholder{{2, 9}});
   const node_id y = g.add("y", op::placeholder{{2, 9}});
@@ -451,7 +451,7 @@ TEST_CASE("attention: matmul(q, kᵀ) / √E → softmax → matmul(·, v), as t
   CHECK_THAT(info.raised[0].detail, Catch::Contains("scale 0.25"));
 }
 
-TEST_CASE("attention: a transposed key is dropped; a scale on q or on the scores by mul") {
+TEST_CASE("attention: a transposed key is dropped, a scale on q or on the scores by mul") {
   const bool key_transpose = GENERATE(true, false);
   const auto scaling = GENERATE(attention_options::mul_scores, attention_options::mul_query);
   CAPTURE(key_transpose, static_cast<int>(scaling));

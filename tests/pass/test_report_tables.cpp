@@ -153,7 +153,7 @@ TEST_CASE("write_metadata_report: multi-line cells, rows kept apart by dashed li
   CHECK(os.str() == expected);
 }
 
-TEST_CASE("write_metadata_report: chosen sections in MASE's order; choosing none is an error") {
+TEST_CASE("write_metadata_report: chosen sections in MASE's order, choosing none is an error") {
   const tiny_graph t;
   std::ostringstream both;
   mase::write_metadata_report(both, t.g, mase::metadata_sections::hardware | mase::metadata_sections::software);

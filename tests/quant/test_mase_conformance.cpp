@@ -352,7 +352,7 @@ TEST_CASE("mx_elemwise: FLT_MAX becomes NaN because log2(FLT_MAX) rounds to 128"
   CHECK(e5[2] == 1024.0f);
 }
 
-TEST_CASE("ternary ignores its threshold; residual_sign stacks levels", "[quant][mase_compat]") {
+TEST_CASE("ternary ignores its threshold, residual_sign stacks levels", "[quant][mase_compat]") {
   const std::vector<std::int64_t> shape{1, 1, 2, 2};
   const std::vector<float> x{1.0f, -1.0f, 0.1f, 0.0f};  // delta = 0.75 * 2.1 / 4 = 0.39375
   CHECK(compat::ternary_quantizer(x, shape, 0.0f, false) == std::vector<float>{1.0f, -1.0f, 0.0f, 0.0f});

@@ -63,8 +63,14 @@ public:
 
 private:
   static std::size_t checked_numel(const mase::shape& s) {
-    for (std::int64_t d : s) require(d >= 0, fmt::format("tensor: shape {} has a negative dimension", to_string(s)));
-    return static_cast<std::size_t>(s.numel());
+    std::int64_t count = 1;
+    for (std::int64_t d : s) {
+      require(d >= 0, fmt::format("tensor: shape {} has a negative dimension", to_string(s)));
+      // A shape computed from a damaged model can overflow the element count.
+      require(!__builtin_mul_overflow(count, d, &count),
+              fmt::format("tensor: shape {} has more elements than a tensor can hold", to_string(s)));
+    }
+    return static_cast<std::size_t>(count);
   }
   Eigen::Index cols() const noexcept { return shape_.empty() ? 1 : static_cast<Eigen::Index>(shape_.back()); }
   Eigen::Index rows() const noexcept {

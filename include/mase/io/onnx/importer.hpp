@@ -289,8 +289,8 @@ private:
       const std::string onnx_name = it == placeholder_names_.end() ? n.name : it->first;
       throw needs_constant_inputs(
           context(fmt::format("input {} ({}) is the graph input \"{}\", but mase needs it as a constant; bind it "
-                              "with import_options::constant_inputs (mase run --constant {}=FILE)",
-                              i, role, onnx_name, onnx_name)),
+                              "with import_options::constant_inputs, or store it in the model as an initializer",
+                              i, role, onnx_name)),
           {onnx_name});
     }
     not_supported(fmt::format("input {} ({}) must be a constant, but it is computed at run time (by node {})", i, role,
