@@ -315,7 +315,7 @@ TEST_CASE("gather reads x at the index tensor's values along dim (torch.gather)"
   CHECK(run(op::gather{.dim = 1}, {&x, &no_index})[0].shape() == shape{3, 0});
 }
 
-TEST_CASE("gather rejects an index outside [0, size) or not an integer, naming the node") {
+TEST_CASE("gather rejects an index outside 0 <= i < size or not an integer, naming the node") {
   const tensor x = iota({3, 4});
   std::vector<float> scratch;
   for (float bad : {3.0f, -1.0f, 1.5f, std::numeric_limits<float>::quiet_NaN(), 1e30f}) {
@@ -452,7 +452,7 @@ TEST_CASE("pad: every mode, negative entries, several dimensions (F.pad's layout
         std::vector<float>{1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2});
 }
 
-TEST_CASE("tile: y[c] = x[c mod x's shape], ones prepended to the shorter of dims and shape") {
+TEST_CASE("tile: y(c) = x(c mod x's shape), ones prepended to the shorter of dims and shape") {
   const auto check_tile = [](const dims& reps, const tensor& x) {
     INFO("dims " << to_string(reps) << " x " << to_string(x.shape()));
     const tensor y = run1(op::tile{.dims = reps}, x);
@@ -505,7 +505,7 @@ TEST_CASE("expand: grown dimensions repeat the input, new ones lead") {
                     Catch::Contains("expand_7") && Catch::Contains("size 1"));
 }
 
-TEST_CASE("index_select: ONNX Gather's x[..., index[j...], ...], negative indices from the end") {
+TEST_CASE("index_select: ONNX Gather's x(..., index(j...), ...), negative indices from the end") {
   const tensor x = iota({3, 4, 5});
   const auto check_select = [&](std::int64_t dim, const tensor& index) {
     INFO("dim " << dim << " index " << to_string(index.shape()));

@@ -363,7 +363,7 @@ TEST_CASE("the safetensors bytes follow the published layout, byte by byte") {
   CHECK(bytes == expected);
 }
 
-TEST_CASE("the bytes the safetensors reference implementation writes for a [1, 2, 3] F32 tensor load") {
+TEST_CASE("the bytes the safetensors reference implementation writes for a (1, 2, 3) F32 tensor load") {
   // huggingface/safetensors, safetensors/src/tensor.rs, test_serialization: the file its
   // serialize() gives for {"attn.0": F32 [1, 2, 3] = 0 1 2 3 4 5}.
   const unsigned char reference[] = {

@@ -356,7 +356,7 @@ TEST_CASE("conv2d rejects inputs and attributes PyTorch rejects") {
               "conv2d: kernel_size, stride and dilation must be positive and padding non-negative");
 }
 
-TEST_CASE("conv2d's weight is [out, in / groups, kH, kW]") {
+TEST_CASE("conv2d's weight is (out, in / groups, kH, kW)") {
   check_parameters(op::conv2d{.in_channels = 6, .out_channels = 16, .kernel_size = {3}, .groups = 2},
                    {{"weight", {16, 3, 3, 3}}, {"bias", {16}}});
   check_parameters(op::conv2d{.in_channels = 3, .out_channels = 8, .kernel_size = {3, 5}, .bias = false},
@@ -906,7 +906,7 @@ TEST_CASE("max_pool3d and avg_pool3d shapes and errors") {
                 has_kind<op::avg_pool3d>(node_kind::module_related_func));
 }
 
-TEST_CASE("batch_norm3d takes [N, C, D, H, W]") {
+TEST_CASE("batch_norm3d takes (N, C, D, H, W)") {
   constexpr op::batch_norm3d bn{.num_features = 4};
   CHECK_SHAPE(bn, (shape{2, 4, 3, 5, 5}), (shape{2, 4, 3, 5, 5}));
   CHECK_FAILS(bn, (shape{2, 4, 5, 5}), "batch_norm3d: the input must be [N, C, D, H, W]");

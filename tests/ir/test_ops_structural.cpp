@@ -261,7 +261,7 @@ TEST_CASE("expand: size-1 dimensions grow, -1 keeps, new dimensions lead", "[ir]
   CHECK_BOTH(fails(op::expand{.size = {-2, 3}}, {{1, 3}}));
 }
 
-TEST_CASE("index_select: x.shape[:dim] + index.shape + x.shape[dim+1:]", "[ir][ops]") {
+TEST_CASE("index_select: x.shape(:dim) + index.shape + x.shape(dim+1:)", "[ir][ops]") {
   CHECK_BOTH(gives(op::index_select{.dim = 0}, {{5, 3}, {4}}, {4, 3}));
   CHECK_BOTH(gives(op::index_select{.dim = 1}, {{2, 5, 3}, {2, 4}}, {2, 2, 4, 3}));
   CHECK_BOTH(gives(op::index_select{.dim = -1}, {{2, 5}, {}}, {2}));   // a scalar index drops the dimension

@@ -293,7 +293,7 @@ TEST_CASE("pow with a tensor exponent broadcasts it with the base, as torch.pow(
   CHECK_BOTH(fails(op::pow{}, {{2, 3}, {4}}));
 }
 
-TEST_CASE("scaled_dot_product_attention gives [..., L, Ev]", "[ir][ops]") {
+TEST_CASE("scaled_dot_product_attention gives (..., L, Ev)", "[ir][ops]") {
   constexpr op::scaled_dot_product_attention sdpa{};
   CHECK_BOTH(gives(sdpa, {{2, 8, 10, 64}, {2, 8, 20, 64}, {2, 8, 20, 32}}, {2, 8, 10, 32}));
   CHECK_BOTH(gives(sdpa, {{10, 64}, {20, 64}, {20, 16}}, {10, 16}));
@@ -390,7 +390,7 @@ TEST_CASE("squeeze drops listed size-1 dims and keeps others", "[ir][ops]") {
   CHECK_BOTH(fails(op::squeeze{.dim = {1}}, {{}}));
 }
 
-TEST_CASE("unsqueeze inserts a size-1 dim at [-rank-1, rank]", "[ir][ops]") {
+TEST_CASE("unsqueeze inserts a size-1 dim at (-rank-1, rank)", "[ir][ops]") {
   CHECK_BOTH(gives(op::unsqueeze{.dim = 0}, {{2, 3}}, {1, 2, 3}));
   CHECK_BOTH(gives(op::unsqueeze{.dim = 1}, {{2, 3}}, {2, 1, 3}));
   CHECK_BOTH(gives(op::unsqueeze{.dim = 2}, {{2, 3}}, {2, 3, 1}));

@@ -273,6 +273,14 @@ TEST_CASE("import errors name the file, node, op and the fix") {
     CHECK(message_of([&] { (void)m.import(); }) ==
           "test.onnx: the model uses ONNX opset 18; mase imports opsets 7 to 17 (and reads older ones)");
   }
+  SECTION("Gemm operands that do not multiply (found by fuzzing: it read past the weight)") {
+    model_builder m({2, 3});
+    m.initializer("B", {4, 2}, std::vector<float>(8, 1.0f));
+    m.node("Gemm", {"x", "B"}, {"y"}, "fc");
+    m.output("y");
+    CHECK(message_of([&] { (void)m.import(); }) ==
+          "test.onnx: node \"fc\" (Gemm): A [2, 3] and B [4, 2] do not multiply (transA = 0, transB = 0)");
+  }
   SECTION("a wrong value in a well-typed attribute") {
     model_builder m({2, 3});
     set_int(m.node("Flatten", {"x"}, {"y"}, "fl"), "axis", 7);

@@ -112,7 +112,7 @@ TEST_CASE("linear: matmul by a constant, then add(bias, ·) as torch exports it"
   CHECK(info.sweeps == 2);
 }
 
-TEST_CASE("linear: add(y, b) order, a [1, N] bias, and a matmul without add") {
+TEST_CASE("linear: add(y, b) order, a (1, N) bias, and a matmul without add") {
   graph g;
   const node_id x = g.add("x", op::placeholder{{3, 4}});
   const node_id mm1 = g.add("fc1", op::matmul{}, {x, constant(g, "w1", values({4, 6}, 4, 1.0f))});

@@ -256,6 +256,9 @@ inline void convert_gemm(importer& c) {
   if (a.size() != 2 || b.size() != 2) c.fail("A and B must be matrices");
   const std::int64_t k = trans_a ? a[0] : a[1];
   const std::int64_t n = trans_b ? b[0] : b[1];
+  if ((trans_b ? b[1] : b[0]) != k)
+    c.fail(fmt::format("A {} and B {} do not multiply (transA = {}, transB = {})", to_string(a), to_string(b),
+                       trans_a ? 1 : 0, trans_b ? 1 : 0));
   const bool has_c = c.has_input(2);
 
   if (c.input_is_constant(1) && !trans_a && (!has_c || c.input_is_constant(2))) {
