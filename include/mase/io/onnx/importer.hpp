@@ -49,9 +49,9 @@ public:
 
 struct import_options {
   // By ONNX input name: the shape to use, replacing the file's (which may be symbolic).
-  ordered_map<shape> input_shapes;
+  ordered_map<shape> input_shapes{};
   // By ONNX input name: graph inputs to treat as constants with these values.
-  ordered_map<tensor> constant_inputs;
+  ordered_map<tensor> constant_inputs{};
 };
 
 // A graph input or output: its ONNX name and the mase node that carries it.
