@@ -310,7 +310,7 @@ inline void convert_gemm(importer& c) {
 
 inline void convert_conv(importer& c) {
   const shape& x = c.input_shape(0);
-  const tensor& w = c.constant_input(1, "the weight");
+  const tensor w = c.constant_input(1, "the weight");  // a copy: pad_spatial below emits a node
   const int spatial = x.size() - 2;
   if (spatial < 1 || spatial > 3) c.not_supported(fmt::format("{}-D convolution (mase has 1-D to 3-D)", spatial));
   if (w.rank() != x.size()) c.fail("the weight's rank differs from the input's");

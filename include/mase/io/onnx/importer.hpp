@@ -136,13 +136,15 @@ public:
 
   node_id input(int i) const { return value(i).node; }
   int input_type(int i) const { return value(i).element_type; }
-  const shape& input_shape(int i) const { return shape_of(input(i)); }
-  const shape& shape_of(node_id id) const { return shapes_[id.index][0]; }
+  // Shapes by value: emitting a node may move the table they live in.
+  shape input_shape(int i) const { return shape_of(input(i)); }
+  shape shape_of(node_id id) const { return shapes_[id.index][0]; }
 
   bool is_constant(node_id id) const { return graph_[id].is<op::constant>(); }
   bool input_is_constant(int i) const { return is_constant(input(i)); }
 
-  // The value of constant input `i`; the caller's message says what the input is for.
+  // The value of constant input `i`; the caller's message says what the input is for. The
+  // reference is valid until the next emit (which may move the graph's nodes).
   const tensor& constant_input(int i, std::string_view role) const {
     const node_id id = input(i);
     if (!is_constant(id)) throw_not_constant(i, role);
