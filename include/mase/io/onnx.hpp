@@ -40,6 +40,14 @@ inline std::string read_file(const std::filesystem::path& file, std::string_view
 
 }  // namespace detail
 
+// Imports a parsed model; `source` names it in errors.
+inline imported_model import_model(const ::onnx::ModelProto& model, std::string_view source,
+                                   const import_options& options = {}) {
+  if (!model.has_graph() || model.graph().node_size() == 0)
+    throw error(fmt::format("{}: the model has no graph nodes", source));
+  return detail::importer(model, std::string(source), options).run();
+}
+
 // Imports a model from its serialized bytes; `source` names it in errors.
 inline imported_model parse_model(std::span<const std::byte> bytes, std::string_view source,
                                   const import_options& options = {}) {
@@ -50,9 +58,7 @@ inline imported_model parse_model(std::span<const std::byte> bytes, std::string_
     throw error(fmt::format("{}: not an ONNX model (the protobuf ModelProto does not parse; is the file damaged "
                             "or truncated?)",
                             source));
-  if (!model.has_graph() || model.graph().node_size() == 0)
-    throw error(fmt::format("{}: the model has no graph nodes", source));
-  return detail::importer(model, std::string(source), options).run();
+  return import_model(model, source, options);
 }
 
 inline imported_model load_model(const std::filesystem::path& file, const import_options& options = {}) {

@@ -123,7 +123,7 @@ inline backend_test_result run_backend_test(const std::filesystem::path& dir, co
       std::optional<imported_model> model;
       while (!model) {
         try {
-          model = parse_model(std::as_bytes(std::span(bytes.data(), bytes.size())), model_file.string(), io);
+          model = import_model(proto, model_file.string(), io);
         } catch (const needs_constant_inputs& e) {
           bool bound = false;
           for (const std::string& name : e.inputs)

@@ -448,12 +448,14 @@ void convert_reduce(importer& c) {
   c.set_output(0, c.emit(Op{.dim = *axes, .keepdim = c.int_attribute("keepdims", 1) != 0}, {c.input(0)}));
 }
 
-inline void convert_global_average_pool(importer& c) {
-  const shape& x = c.input_shape(0);
+// GlobalAveragePool, GlobalMaxPool: the reduction over every spatial dimension, kept as size 1.
+template <class Reduction>
+void convert_global_pool(importer& c) {
+  const shape x = c.input_shape(0);
   dims spatial;
   for (int i = 2; i < x.size(); ++i) spatial.push_back(i);
   if (spatial.empty()) c.fail("the input needs at least one spatial dimension");
-  c.set_output(0, c.emit(op::mean{.dim = spatial, .keepdim = true}, {c.input(0)}));
+  c.set_output(0, c.emit(Reduction{.dim = spatial, .keepdim = true}, {c.input(0)}));
 }
 
 // MaxPool and AveragePool.
@@ -586,16 +588,12 @@ inline void convert_unsqueeze(importer& c) {
 
 inline void convert_concat(importer& c) {
   const int rank = c.input_shape(0).size();
-  if (c.opset() < 4 && !c.has_attribute("axis")) {  // axis defaulted to 1 before opset 4
-    std::vector<node_id> inputs;
-    for (int i = 0; i < c.input_count(); ++i)
-      if (c.has_input(i)) inputs.push_back(c.input(i));
-    return c.set_output(0, c.emit(op::cat{.dim = 1}, inputs));
-  }
   std::vector<node_id> inputs;
   for (int i = 0; i < c.input_count(); ++i)
     if (c.has_input(i)) inputs.push_back(c.input(i));
-  c.set_output(0, c.emit(op::cat{.dim = normalize_axis(c, c.required_int_attribute("axis"), rank)}, inputs));
+  // axis defaulted to 1 before opset 4
+  const std::int64_t axis = c.opset() < 4 && !c.has_attribute("axis") ? 1 : c.required_int_attribute("axis");
+  c.set_output(0, c.emit(op::cat{.dim = normalize_axis(c, axis, rank)}, inputs));
 }
 
 inline void convert_split(importer& c) {
@@ -933,14 +931,6 @@ inline void convert_instance_norm(importer& c) {
                          {{"weight", c.constant_input(1, "scale")}, {"bias", c.constant_input(2, "B")}}));
 }
 
-inline void convert_global_max_pool(importer& c) {
-  const shape& x = c.input_shape(0);
-  dims spatial;
-  for (int i = 2; i < x.size(); ++i) spatial.push_back(i);
-  if (spatial.empty()) c.fail("the input needs at least one spatial dimension");
-  c.set_output(0, c.emit(op::amax{.dim = spatial, .keepdim = true}, {c.input(0)}));
-}
-
 // Range(start, limit, delta) of constants: folded at import.
 inline void convert_range(importer& c) {
   const double start = c.scalar_input(0, "start");
@@ -989,7 +979,7 @@ inline const std::unordered_map<std::string_view, converter>& converters() {
       {"LayerNormalization", convert_layer_norm},
       {"Softmax", convert_softmax_like<op::softmax>},
       {"ReduceMean", convert_reduce<op::mean>},
-      {"GlobalAveragePool", convert_global_average_pool},
+      {"GlobalAveragePool", convert_global_pool<op::mean>},
       {"MaxPool", convert_pool<true>},
       {"AveragePool", convert_pool<false>},
       {"Flatten", convert_flatten},
@@ -1043,7 +1033,7 @@ inline const std::unordered_map<std::string_view, converter>& converters() {
       {"LogSoftmax", convert_softmax_like<op::log_softmax>},
       {"PRelu", convert_prelu},
       {"InstanceNormalization", convert_instance_norm},
-      {"GlobalMaxPool", convert_global_max_pool},
+      {"GlobalMaxPool", convert_global_pool<op::amax>},
       {"Range", convert_range},
       {"Expand", convert_expand},
   };

@@ -219,12 +219,7 @@ public:
     return id;
   }
   node_id emit_constant(tensor value, std::optional<std::vector<std::int64_t>> exact = std::nullopt) {
-    const shape s = value.shape();
-    const node_id id = graph_.add(next_name(), op::constant{.shape = s});
-    graph_.set_parameter(id, "value", std::move(value));
-    record_shapes(id);
-    if (exact) exact_integers_[id.index] = std::move(*exact);
-    return id;
+    return add_constant(next_name(), std::move(value), std::move(exact));
   }
   node_id emit_scalar(float v) { return emit_constant(tensor(shape{}, {v})); }
 
@@ -423,8 +418,11 @@ private:
   }
 
   node_id add_named_constant(const std::string& onnx_name, tensor value, std::optional<std::vector<std::int64_t>> exact) {
+    return add_constant(unique_name(identifier_from(onnx_name)), std::move(value), std::move(exact));
+  }
+  node_id add_constant(std::string name, tensor value, std::optional<std::vector<std::int64_t>> exact) {
     const shape s = value.shape();
-    const node_id id = graph_.add(unique_name(identifier_from(onnx_name)), op::constant{.shape = s});
+    const node_id id = graph_.add(std::move(name), op::constant{.shape = s});
     graph_.set_parameter(id, "value", std::move(value));
     record_shapes(id);
     if (exact) exact_integers_[id.index] = std::move(*exact);
