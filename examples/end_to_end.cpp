@@ -8,17 +8,24 @@
 //   3. choose 8-bit fixed-point formats from those ranges and quantize;
 //   4. accuracy on the 1000 bundled test images: float, fake-quant (MASE's software semantics)
 //      and bit-exact (what the fixed-point hardware computes);
-//   5. summarize_quantization and calculate_avg_bits.
+//   5. summarize_quantization and calculate_avg_bits;
+//   6. add_hardware_metadata | emit_verilog: a streaming SystemVerilog design whose testbench
+//      replays test images through it; lint it, simulate it with Verilator (every output word
+//      compared with the bit-exact evaluator, under random valid/ready stalls), count its
+//      cycles, and synthesize it with yosys for a resource estimate.
 //
-// usage: end_to_end [data_dir]   (default: the source tree's examples/data)
+// usage: end_to_end [data_dir [hardware_dir]]   (default: the source tree's examples/data and
+//        mlp_hardware in the build tree)
 
 #include <mase/io/onnx.hpp>  // not in mase.hpp: it links the ONNX protobuf library
 #include <mase/mase.hpp>
 #include <mase/pass/profile_statistics.hpp>  // not in mase.hpp: calibration tools include it
+#include <mase/verilog.hpp>                  // not in mase.hpp: emission is kept apart, as in MASE
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -30,12 +37,16 @@
 #ifndef MASE_DEMO_DATA
 #define MASE_DEMO_DATA "examples/data"
 #endif
+#ifndef MASE_DEMO_HARDWARE_DIR
+#define MASE_DEMO_HARDWARE_DIR "mlp_hardware"
+#endif
 
 namespace {
 
 using namespace mase;
 
 constexpr std::int64_t pixels = 784, test_count = 1000, calibration_batch = 50, calibration_samples = 200;
+constexpr std::int64_t hardware_images = 50;  // replayed through the simulated design
 
 std::vector<char> read_file(const std::string& path, std::size_t bytes) {
   std::ifstream file(path, std::ios::binary);
@@ -170,7 +181,37 @@ int main(int argc, char** argv) try {
   summarize_quantization(profiled, quantized).write(std::cout);
   const avg_bits bits = calculate_avg_bits(quantized);
   fmt::print("   average bits: data {:.2f}, weights {:.2f} (float32: 32)\n", bits.data_avg_bit, bits.w_avg_bit);
-  return 0;
+
+  // 6. hardware
+  const std::string hardware_dir = argc > 2 ? argv[2] : MASE_DEMO_HARDWARE_DIR;
+  const auto hardware = quantized | add_hardware_metadata({.max_parallelism = {16, 8, 8, 8}});
+  const auto emit_start = std::chrono::steady_clock::now();
+  const auto [design, emitted_info] =
+      run(hardware, emit_verilog({.project_dir = hardware_dir,
+                                  .inputs = {{"x", rows(test.images, 0, hardware_images)}}}));
+  const verilog::emit_info& emitted = std::get<0>(emitted_info);
+  fmt::print("6. emitted {} in {:.2f} s: {} components, {} parallel multipliers\n", emitted.project_dir.string(),
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - emit_start).count(),
+             emitted.components.size(), emitted.multipliers);
+  std::int64_t ideal = 0;
+  for (const verilog::linear_cost& l : emitted.linear_layers) {
+    fmt::print("   {}: {} multiply-accumulates per image on {} multipliers: ideal {} cycles\n", l.node,
+               l.macs_per_sample, l.multipliers, l.ideal_cycles());
+    ideal = std::max(ideal, l.ideal_cycles());
+  }
+  const std::string warnings = verilog::lint(emitted.project_dir);
+  fmt::print("   lint (verilator --lint-only -Wall): {}\n", warnings.empty() ? "clean" : warnings);
+  const verilog::simulation_result sim = verilog::simulate(emitted.project_dir, verilog::simulator::verilator);
+  fmt::print("   verilator, {} images with random stalls: {} passed, {} failed, {} cycles -> {}\n", hardware_images,
+             sim.passed, sim.failed, sim.cycles, sim.ok() ? "bit-exact" : "MISMATCH");
+  const verilog::simulation_result steady =
+      verilog::simulate(emitted.project_dir, verilog::simulator::verilator, {.stall_percent = 0});
+  fmt::print("   without stalls: {:.1f} cycles per image in steady state ({:.2f}x the slowest layer's ideal {})\n",
+             steady.cycles_per_sample(), steady.cycles_per_sample() / static_cast<double>(ideal), ideal);
+  const verilog::synthesis_report synthesis = verilog::synthesize(emitted.project_dir);
+  fmt::print("   yosys synth_xilinx: {} cells, {} flip-flops, {} LUTs, {} multipliers (DSP48E1), {} block RAMs\n",
+             synthesis.cells, synthesis.flip_flops, synthesis.luts, synthesis.multipliers, synthesis.block_rams);
+  return sim.ok() && warnings.empty() ? 0 : 1;
 } catch (const std::exception& e) {
   std::cerr << "end_to_end: " << e.what() << "\n";
   return 1;

@@ -84,6 +84,20 @@ struct onnx_test_options {
   double atol = 1e-7;
 };
 
+struct emit_verilog_options {
+  fs::path model;
+  std::vector<std::string> input_shapes;
+  bool raise = false;
+  fs::path config;
+  fs::path out;
+  std::vector<std::string> inputs;  // optional testbench stimulus, NAME=FILE
+  std::int64_t samples = 8;         // random stimulus samples when no --input is given
+  std::vector<int> parallelism{4, 4};  // max_parallelism: [0] streams, [1] linear output tiles
+  std::vector<std::string> simulators;  // verilator | iverilog
+  bool synth = false;
+  bool lint = false;
+};
+
 // Each returns the process's exit status; errors are thrown (mase::error, usage_error).
 int run_info(const info_options& o);
 int run_draw(const draw_options& o);
@@ -91,6 +105,7 @@ int run_run(const run_options& o);
 int run_profile(const profile_options& o);
 int run_quantize(const quantize_options& o);
 int run_onnx_test(const onnx_test_options& o);
+int run_emit_verilog(const emit_verilog_options& o);
 
 // --- shared helpers (support.cpp) -----------------------------------------------------------
 

@@ -138,6 +138,38 @@ int main(int argc, char** argv) {
   onnx_test_cmd->add_option("--rtol", onnx_test.rtol, "Relative tolerance")->capture_default_str();
   onnx_test_cmd->add_option("--atol", onnx_test.atol, "Absolute tolerance")->capture_default_str();
 
+  emit_verilog_options emit;
+  CLI::App* emit_cmd = app.add_subcommand(
+      "emit-verilog", "Quantize, emit a streaming SystemVerilog design with a self-checking testbench, and optionally "
+                      "lint, simulate and synthesize it");
+  add_model_argument(*emit_cmd, emit.model);
+  add_input_shape_option(*emit_cmd, emit.input_shapes);
+  add_raise_flag(*emit_cmd, emit.raise);
+  emit_cmd->add_option("-c,--config", emit.config, "The MASE TOML config; every node with hardware must be fixed point")
+      ->required()
+      ->type_name("Q.toml");
+  emit_cmd->add_option("-o,--out", emit.out, "The project directory to write (replaced if it exists)")
+      ->required()
+      ->type_name("DIR");
+  emit_cmd
+      ->add_option("-i,--input", emit.inputs,
+                   "Testbench stimulus: NAME=FILE (.pb or .npy), batch dimension = samples (default: random)")
+      ->type_name("NAME=FILE");
+  emit_cmd->add_option("-n,--samples", emit.samples, "Random stimulus samples when no --input is given")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  emit_cmd
+      ->add_option("-p,--parallelism", emit.parallelism,
+                   "max_parallelism: lanes of streams, then of a linear layer's output tile (1 to 4 values)")
+      ->expected(1, 4)
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  emit_cmd->add_option("--simulate", emit.simulators, "Simulate with verilator and/or iverilog (repeatable)")
+      ->check(CLI::IsMember({"verilator", "iverilog"}))
+      ->type_name("SIMULATOR");
+  emit_cmd->add_flag("--synth", emit.synth, "Synthesize with yosys (synth_xilinx) and report the resources");
+  emit_cmd->add_flag("--lint", emit.lint, "Lint the design with verilator --lint-only -Wall");
+
   // Set last: subcommands added before would inherit it.
   app.footer("Run 'mase SUBCOMMAND --help' for a subcommand's options.");
 
@@ -161,6 +193,7 @@ int main(int argc, char** argv) {
     if (profile_cmd->parsed()) return run_profile(profile);
     if (quantize_cmd->parsed()) return run_quantize(quantize);
     if (onnx_test_cmd->parsed()) return run_onnx_test(onnx_test);
+    if (emit_cmd->parsed()) return run_emit_verilog(emit);
     return usage_status;  // require_subcommand(1) makes this unreachable
   } catch (const usage_error& e) {
     std::fflush(stdout);

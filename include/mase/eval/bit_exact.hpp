@@ -75,6 +75,17 @@ constexpr int dot_product_accumulator_width(const fixed_fmt& x, const fixed_fmt&
   return accumulator_format(product_format(x, w), k).width + (adds_bias ? 1 : 0);
 }
 
+// The accumulator the linear/conv kernels (and the emitted RTL) keep: the exact sum of K products
+// with one bit for the bias addition, or more when the bias aligned to the products' fraction
+// bits is wider still.
+constexpr int linear_accumulator_width(const fixed_fmt& x, const fixed_fmt& w, std::int64_t k,
+                                       const std::optional<fixed_fmt>& bias) noexcept {
+  const int sum = dot_product_accumulator_width(x, w, k, bias.has_value());
+  if (!bias) return sum;
+  const int aligned_bias = bias->width + std::max(0, x.frac + w.frac - bias->frac) + 1;
+  return std::max(sum, aligned_bias);
+}
+
 // The bias aligned to the accumulator's fraction bits (fixed_cast: floor when dropping bits).
 constexpr std::int64_t bias_to_accumulator_raw(std::int64_t bias_raw, int bias_frac, int acc_frac) noexcept {
   if (bias_frac > acc_frac) return shift_right_rounded(bias_raw, bias_frac - acc_frac, rounding::floor);
@@ -351,14 +362,12 @@ std::optional<bit_exact_kernel> make_bit_exact_kernel(const Node& n, const order
           const bool has_bias = bias != parameters.end();
           const std::optional<fixed_fmt> b = fixed_entry(n, "bias");
           if (has_bias && !b) return std::nullopt;
-          std::int64_t k = weight->second.shape().numel() / weight->second.shape()[0];  // per output: in/groups · kernel
-          const int acc_width = dot_product_accumulator_width(*x, *w, k, has_bias);
-          const int bias_width =
-              has_bias ? b->width + std::max(0, x->frac + w->frac - b->frac) + 1 : 0;  // the aligned bias, plus the add
-          return detail::with_accumulator(std::max(acc_width, bias_width), n, [&](auto t) {
+          const std::int64_t k = weight->second.shape().numel() / weight->second.shape()[0];  // in/groups · kernel
+          const int acc_width = linear_accumulator_width(*x, *w, k, has_bias ? b : std::nullopt);
+          return detail::with_accumulator(acc_width, n, [&](auto t) {
             using T = decltype(t);
             return detail::make_dot_product_kernel<T>(op, n, *x, *w, b, *out, weight->second,
-                                                      has_bias ? &bias->second : nullptr, std::max(acc_width, bias_width));
+                                                      has_bias ? &bias->second : nullptr, acc_width);
           });
         } else if constexpr (std::is_same_v<Op, op::matmul> || std::is_same_v<Op, op::bmm>) {
           const std::optional<fixed_fmt> y = fixed_entry(n, "data_in_1");

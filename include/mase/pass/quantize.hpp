@@ -43,7 +43,9 @@
 // Then formats flow: every node not quantized reads its producers' result formats into its
 // data_in_i, and nodes that only move data (flatten, reshape, view, permute, transpose, squeeze,
 // unsqueeze, dropout, identity, getitem, split, slice, max pools, relu, output; cat when its
-// inputs agree) give their results their input's format.
+// inputs agree) give their results their input's format. An avg_pool2d of fixed-point values
+// whose divisor is a power of two 2^a gives its result the exact mean's format (a more integer
+// and fraction bits), so the mean loses nothing and the hardware needs no divider.
 
 #include <mase/core/error.hpp>
 #include <mase/core/suggest.hpp>
@@ -56,6 +58,7 @@
 #include <mase/pass/quantization_report.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <concepts>
 #include <array>
 #include <cstdint>
@@ -477,6 +480,26 @@ inline format derived_result_format(const node& n, const common_meta& c) {
   }
 }
 
+// An average pool whose divisor is the same power of two 2^a for every window has an exact
+// result: the window's sum of codes, read with a more fraction bits (and as many more integer
+// bits as the sum can need). So it keeps every value, and hardware computes it with no division.
+inline std::optional<fixed_fmt> exact_mean_format(const node& n, const format& input) {
+  const op::avg_pool2d* pool = std::get_if<op::avg_pool2d>(&n.op);
+  if (pool == nullptr || !input.holds<fixed_fmt>() || pool->ceil_mode) return std::nullopt;
+  const bool padded = std::any_of(pool->padding.begin(), pool->padding.end(), [](std::int64_t p) { return p != 0; });
+  if (padded && !pool->count_include_pad) return std::nullopt;
+  if (pool->kernel_size.empty()) return std::nullopt;
+  const std::int64_t area = pool->kernel_size[0] * pool->kernel_size.back();
+  const std::int64_t divisor = pool->divisor_override != 0 ? pool->divisor_override : area;
+  if (divisor != area || !std::has_single_bit(static_cast<std::uint64_t>(area))) return std::nullopt;
+  const int a = std::countr_zero(static_cast<std::uint64_t>(area));
+  fixed_fmt mean = input.get<fixed_fmt>();
+  if (mean.width + a > 63) return std::nullopt;
+  mean.width += a;
+  mean.frac += a;
+  return mean;
+}
+
 // Ops whose results hold exactly their input's values (so their format).
 inline bool moves_data_only(std::string_view op) {
   static constexpr std::array<std::string_view, 16> ops{"flatten", "reshape",  "view",    "permute", "transpose",
@@ -525,6 +548,8 @@ inline void propagate_formats(const graph& g, node& n) {
       for (auto& [name, result] : c.results) result.precision = first->precision;
   } else if (moves_data_only(op)) {
     for (auto& [name, result] : c.results) result.precision = first->precision;
+  } else if (const std::optional<fixed_fmt> mean = exact_mean_format(n, first->precision)) {
+    for (auto& [name, result] : c.results) result.precision = *mean;
   }
 }
 

@@ -1,0 +1,305 @@
+#pragma once
+// add_hardware_metadata: MASE's add_hardware_metadata_analysis_pass (../shared/spec/
+// mase-reference.md §2.3) for mase's own streaming components (<mase/verilog.hpp> emits them).
+//
+// Every node gets hardware metadata with MASE's names:
+// - is_implicit: placeholders, the output, and nodes that only reshape a stream (flatten,
+//   reshape, view, dropout, identity) have no component; the emitter wires through them.
+// - toolchain INTERNAL_RTL, module (mase_linear, mase_relu, …), dependence_files, device_id 0,
+//   max_parallelism, and interface {storage BRAM, transpose false} per parameter.
+// - verilog_param: for every tensor entry X (DATA_IN_0, WEIGHT, BIAS, DATA_OUT_0, …)
+//   X_PRECISION_0 (width), X_PRECISION_1 (fraction bits), X_TENSOR_SIZE_DIM_d (d = 0 the
+//   innermost dimension) and X_PARALLELISM_DIM_d, plus each module's own (HAS_BIAS, KERNEL_X, …).
+//
+// Parallelism: a stream carries DATA_*_PARALLELISM_DIM_0 elements ("lanes") per beat, in
+// row-major order. A graph input and every conv / pool output take the largest divisor of their
+// innermost dimension that is at most max_parallelism[0]; a linear layer's output-feature tile
+// (WEIGHT_PARALLELISM_DIM_1, and so its output lanes) the largest divisor of out_features at most
+// max_parallelism[1]; every other node keeps its input's lanes. MASE takes min(max, size), which
+// its components then require to divide the size; taking a divisor makes that hold by
+// construction.
+//
+// The pass needs a quantized graph (a compile-time fact); at run time every node with a
+// component must be fixed point, and a node whose op has no component is an error naming it.
+
+#include <mase/core/error.hpp>
+#include <mase/format/fixed.hpp>
+#include <mase/ir/graph.hpp>
+#include <mase/ir/metadata.hpp>
+#include <mase/pass/pipeline.hpp>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cctype>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace mase {
+
+struct hardware_options {
+  // [0]: lanes of graph inputs and conv / pool outputs; [1]: a linear layer's output tile.
+  std::array<int, 4> max_parallelism{4, 4, 4, 4};
+};
+
+// The component each op maps to, and the files its module needs.
+struct hardware_component {
+  std::string_view op;
+  std::string_view module;
+};
+
+inline constexpr std::array<hardware_component, 21> hardware_components{{
+    {"linear", "mase_linear"},        {"conv2d", "mase_conv2d"},     {"max_pool2d", "mase_pool2d"},
+    {"avg_pool2d", "mase_pool2d"},    {"relu", "mase_relu"},         {"add", "mase_binary"},
+    {"sub", "mase_binary"},           {"mul", "mase_binary"},        {"leaky_relu", "mase_lut"},
+    {"sigmoid", "mase_lut"},          {"tanh", "mase_lut"},          {"gelu", "mase_lut"},
+    {"silu", "mase_lut"},             {"elu", "mase_lut"},           {"selu", "mase_lut"},
+    {"softplus", "mase_lut"},         {"softsign", "mase_lut"},      {"hardswish", "mase_lut"},
+    {"hardsigmoid", "mase_lut"},      {"hardtanh", "mase_lut"},      {"relu6", "mase_lut"},
+}};
+
+// Nodes that only change how a stream's elements are indexed: the same row-major stream.
+inline constexpr std::array<std::string_view, 5> implicit_hardware_ops{"flatten", "reshape", "view", "dropout",
+                                                                      "identity"};
+
+inline const hardware_component* find_hardware_component(std::string_view op) {
+  const auto it = std::find_if(hardware_components.begin(), hardware_components.end(),
+                               [&](const hardware_component& c) { return c.op == op; });
+  return it == hardware_components.end() ? nullptr : &*it;
+}
+
+inline bool is_implicit_in_hardware(std::string_view op) {
+  return std::find(implicit_hardware_ops.begin(), implicit_hardware_ops.end(), op) != implicit_hardware_ops.end();
+}
+
+// The modules a component's module instantiates, itself included.
+inline std::vector<std::string> hardware_dependence_files(std::string_view module) {
+  std::vector<std::string> files{fmt::format("{}.sv", module)};
+  if (module == "mase_linear" || module == "mase_conv2d") files.insert(files.end(), {"mase_rom.sv", "mase_cast.sv"});
+  else if (module == "mase_pool2d" || module == "mase_relu" || module == "mase_binary") files.push_back("mase_cast.sv");
+  return files;
+}
+
+// The largest divisor of size that is at most limit (at least 1).
+constexpr std::int64_t largest_divisor_at_most(std::int64_t size, std::int64_t limit) noexcept {
+  for (std::int64_t d = std::min(size, limit); d > 1; --d)
+    if (size % d == 0) return d;
+  return 1;
+}
+
+namespace detail {
+
+inline std::string upper(std::string_view s) {
+  std::string u(s);
+  for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return u;
+}
+
+inline const tensor_meta* entry_meta(const node& n, std::string_view entry) {
+  if (const auto r = n.meta.common.results.find(entry); r != n.meta.common.results.end()) return &r->second;
+  const auto a = n.meta.common.args.find(entry);
+  return a == n.meta.common.args.end() ? nullptr : std::get_if<tensor_meta>(&a->second);
+}
+
+// The fixed-point format of an entry, or an error naming the node and entry.
+inline fixed_fmt hardware_format(const node& n, std::string_view entry) {
+  const tensor_meta* t = entry_meta(n, entry);
+  require(t != nullptr, fmt::format("add_hardware_metadata: node {} ({}) has no metadata for {}; run "
+                                    "add_common_metadata and quantize first",
+                                    n.name, n.op_name(), entry));
+  require(t->precision.holds<fixed_fmt>(),
+          fmt::format("add_hardware_metadata: node {} ({}): {} has format {}, but the hardware components are fixed "
+                      "point; quantize the node with a fixed-point config (name = \"fixed\" or \"integer\")",
+                      n.name, n.op_name(), entry, to_string(t->precision)));
+  const fixed_fmt f = t->precision.get<fixed_fmt>();
+  require(f.is_signed, fmt::format("add_hardware_metadata: node {} ({}): {} is unsigned ({}); the hardware "
+                                   "components are two's complement, so give it a signed format",
+                                   n.name, n.op_name(), entry, to_string(t->precision)));
+  return f;
+}
+
+// X_PRECISION_0/1, X_TENSOR_SIZE_DIM_d and X_PARALLELISM_DIM_d (d = 0 innermost).
+inline void add_tensor_parameters(ordered_map<verilog_value>& params, const node& n, std::string_view entry,
+                                  std::vector<std::int64_t> parallelism) {
+  const std::string key = upper(entry);
+  const fixed_fmt f = hardware_format(n, entry);
+  const shape& s = entry_meta(n, entry)->shape;
+  params.insert_or_assign(key + "_PRECISION_0", std::int64_t{f.width});
+  params.insert_or_assign(key + "_PRECISION_1", std::int64_t{f.frac});
+  const int rank = s.size();
+  parallelism.resize(static_cast<std::size_t>(std::max(rank, 1)), 1);
+  for (int d = 0; d < rank; ++d) params.insert_or_assign(fmt::format("{}_TENSOR_SIZE_DIM_{}", key, d), s[rank - 1 - d]);
+  for (int d = 0; d < std::max(rank, 1); ++d)
+    params.insert_or_assign(fmt::format("{}_PARALLELISM_DIM_{}", key, d), parallelism[static_cast<std::size_t>(d)]);
+}
+
+// A 2-D window attribute (kernel_size, stride, …) along y (0) or x (1): one entry serves both.
+inline std::int64_t window_dim(const dims& d, int axis, std::int64_t fallback) {
+  if (d.empty()) return fallback;
+  return d.size() == 1 ? d[0] : d[axis];
+}
+
+inline std::int64_t innermost(const node& n, std::string_view entry) {
+  const tensor_meta* t = entry_meta(n, entry);
+  return t == nullptr || t->shape.empty() ? 1 : t->shape.back();
+}
+
+// Elements of one sample (the leading dimension is the batch, streamed sample after sample).
+inline std::int64_t per_sample(const shape& s) { return s.size() <= 1 ? s.numel() : s.numel() / s[0]; }
+
+}  // namespace detail
+
+struct add_hardware_metadata_pass {
+  using needs = facts<fact::common_metadata, fact::quantized>;
+  using provides = facts<fact::hardware_metadata>;
+
+  hardware_options options{};
+
+  add_hardware_metadata_pass operator()(hardware_options o) const { return {o}; }
+
+  void run(graph& g) const {
+    for (int p : options.max_parallelism)
+      require(p >= 1, fmt::format("add_hardware_metadata: max_parallelism entries must be at least 1 (got {})", p));
+    std::vector<std::int64_t> lanes(g.id_bound(), 0);  // per node: lanes of its data_out_0 stream
+    const std::int64_t stream_limit = options.max_parallelism[0], tile_limit = options.max_parallelism[1];
+    for (node_id id : g.order()) {
+      node& n = g[id];
+      hardware_meta& h = n.meta.hardware;
+      h = hardware_meta{};
+      h.max_parallelism = options.max_parallelism;
+      h.device_id = 0;
+      const std::string_view op = n.op_name();
+      const auto input_lanes = [&](std::size_t i) { return lanes[n.inputs.at(i).index]; };
+
+      if (n.is<op::placeholder>()) {
+        h.is_implicit = true;
+        lanes[id.index] = largest_divisor_at_most(detail::innermost(n, "data_out_0"), stream_limit);
+        continue;
+      }
+      if (n.is<op::output>() || n.is<op::constant>()) {
+        h.is_implicit = true;
+        continue;
+      }
+      if (is_implicit_in_hardware(op)) {
+        h.is_implicit = true;
+        lanes[id.index] = input_lanes(0);
+        continue;
+      }
+      const hardware_component* component = find_hardware_component(op);
+      if (component == nullptr) {
+        std::string supported;
+        for (const hardware_component& c : hardware_components)
+          supported += fmt::format("{}{}", supported.empty() ? "" : ", ", c.op);
+        throw error(fmt::format("add_hardware_metadata: node {} ({}) has no hardware component; the ops with one are "
+                                "{} (and {} nodes, which are wired through)",
+                                n.name, op, supported, "flatten/reshape/view/dropout/identity"));
+      }
+      h.module = std::string(component->module);
+      h.dependence_files = hardware_dependence_files(component->module);
+      for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+        const node& producer = g[n.inputs[i]];
+        require(!producer.is<op::constant>(),
+                fmt::format("add_hardware_metadata: node {} ({}): input {} is the constant {}; hardware streams come "
+                            "from graph inputs and components, so make it a parameter of the node",
+                            n.name, op, i, producer.name));
+        const std::int64_t in_lanes = input_lanes(i);
+        require(in_lanes > 0, fmt::format("add_hardware_metadata: node {} ({}): input {} ({}) is not a stream",
+                                          n.name, op, i, producer.name));
+        require(detail::per_sample(detail::entry_meta(n, data_in_name(i))->shape) % in_lanes == 0,
+                fmt::format("add_hardware_metadata: node {} ({}): input {} arrives {} lanes wide, which does not "
+                            "divide its {} elements per sample; lower max_parallelism[0]",
+                            n.name, op, i, in_lanes, detail::per_sample(detail::entry_meta(n, data_in_name(i))->shape)));
+        detail::add_tensor_parameters(h.verilog_param, n, data_in_name(i), {in_lanes});
+      }
+      auto& params = h.verilog_param;
+      const fixed_fmt out_fmt = detail::hardware_format(n, "data_out_0");
+      std::int64_t out_lanes = input_lanes(0);
+
+      if (const auto* lin = std::get_if<op::linear>(&n.op)) {
+        const std::int64_t p0 = input_lanes(0);
+        require(lin->in_features % p0 == 0,
+                fmt::format("add_hardware_metadata: node {} (linear): its input arrives {} lanes wide, which does not "
+                            "divide in_features {}; lower max_parallelism[0]",
+                            n.name, p0, lin->in_features));
+        const std::int64_t p1 = largest_divisor_at_most(lin->out_features, tile_limit);
+        out_lanes = p1;
+        detail::add_tensor_parameters(params, n, "weight", {p0, p1});
+        if (lin->bias) detail::add_tensor_parameters(params, n, "bias", {p1});
+        params.insert_or_assign("HAS_BIAS", lin->bias);
+      } else if (const auto* conv = std::get_if<op::conv2d>(&n.op)) {
+        out_lanes = largest_divisor_at_most(detail::innermost(n, "data_out_0"), stream_limit);
+        detail::add_tensor_parameters(params, n, "weight", {});
+        if (conv->bias) detail::add_tensor_parameters(params, n, "bias", {});
+        add_window_parameters(params, conv->kernel_size, conv->stride, conv->padding, conv->dilation);
+        params.insert_or_assign("GROUPS", conv->groups);
+        params.insert_or_assign("HAS_BIAS", conv->bias);
+      } else if (const auto* maxp = std::get_if<op::max_pool2d>(&n.op)) {
+        require(!maxp->ceil_mode, fmt::format("add_hardware_metadata: node {} (max_pool2d): ceil_mode has no "
+                                              "hardware; export the model with ceil_mode=False",
+                                              n.name));
+        require(detail::hardware_format(n, "data_in_0") == out_fmt,
+                fmt::format("add_hardware_metadata: node {} (max_pool2d): its input and result formats differ; a max "
+                            "pool keeps its input's format",
+                            n.name));
+        out_lanes = largest_divisor_at_most(detail::innermost(n, "data_out_0"), stream_limit);
+        params.insert_or_assign("MODE", std::int64_t{0});
+        add_window_parameters(params, maxp->kernel_size, maxp->stride.empty() ? maxp->kernel_size : maxp->stride,
+                              maxp->padding, maxp->dilation);
+      } else if (const auto* avgp = std::get_if<op::avg_pool2d>(&n.op)) {
+        const fixed_fmt in = detail::hardware_format(n, "data_in_0");
+        const std::int64_t area = detail::window_dim(avgp->kernel_size, 0, 1) * detail::window_dim(avgp->kernel_size, 1, 1);
+        const bool exact = !avgp->ceil_mode && (avgp->count_include_pad || std::all_of(avgp->padding.begin(), avgp->padding.end(), [](std::int64_t p) { return p == 0; })) &&
+                           (avgp->divisor_override == 0 || avgp->divisor_override == area) &&
+                           std::has_single_bit(static_cast<std::uint64_t>(area));
+        require(exact, fmt::format("add_hardware_metadata: node {} (avg_pool2d): only windows whose divisor is the "
+                                   "same power of two everywhere have hardware (the mean is then exact); this one "
+                                   "divides by {}{}",
+                                   n.name, area, avgp->ceil_mode ? " with ceil_mode" : ""));
+        (void)in;
+        out_lanes = largest_divisor_at_most(detail::innermost(n, "data_out_0"), stream_limit);
+        params.insert_or_assign("MODE", std::int64_t{1});
+        add_window_parameters(params, avgp->kernel_size, avgp->stride.empty() ? avgp->kernel_size : avgp->stride,
+                              avgp->padding, dims{1});
+      } else if (component->module == "mase_binary") {
+        require(input_lanes(0) == input_lanes(1),
+                fmt::format("add_hardware_metadata: node {} ({}): its inputs arrive {} and {} lanes wide; an "
+                            "element-wise component needs equal lanes, so give max_parallelism[0] and [1] one value",
+                            n.name, op, input_lanes(0), input_lanes(1)));
+        require(detail::entry_meta(n, "data_in_0")->shape == detail::entry_meta(n, "data_in_1")->shape,
+                fmt::format("add_hardware_metadata: node {} ({}): its inputs have different shapes; the hardware "
+                            "does not broadcast",
+                            n.name, op));
+        params.insert_or_assign("OPERATION", std::int64_t{op == "add" ? 0 : op == "sub" ? 1 : 2});
+      }
+      for (const auto& [role, value] : n.parameters) {
+        (void)value;
+        h.interface.insert_or_assign(role, interface_entry{});
+      }
+      detail::add_tensor_parameters(params, n, "data_out_0", {out_lanes});
+      params.insert_or_assign("OUT_SYMMETRIC", out_fmt.ovf == overflow::saturate_symmetric);
+      lanes[id.index] = out_lanes;
+    }
+  }
+
+private:
+  static void add_window_parameters(ordered_map<verilog_value>& params, const dims& kernel, const dims& stride,
+                                    const dims& padding, const dims& dilation) {
+    params.insert_or_assign("KERNEL_X", detail::window_dim(kernel, 1, 1));
+    params.insert_or_assign("KERNEL_Y", detail::window_dim(kernel, 0, 1));
+    params.insert_or_assign("STRIDE_X", detail::window_dim(stride, 1, 1));
+    params.insert_or_assign("STRIDE_Y", detail::window_dim(stride, 0, 1));
+    params.insert_or_assign("PADDING_X", detail::window_dim(padding, 1, 0));
+    params.insert_or_assign("PADDING_Y", detail::window_dim(padding, 0, 0));
+    params.insert_or_assign("DILATION_X", detail::window_dim(dilation, 1, 1));
+    params.insert_or_assign("DILATION_Y", detail::window_dim(dilation, 0, 1));
+  }
+};
+
+inline constexpr add_hardware_metadata_pass add_hardware_metadata{};
+
+}  // namespace mase

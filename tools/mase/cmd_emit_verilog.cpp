@@ -1,0 +1,72 @@
+// mase emit-verilog: quantize with a TOML config, add hardware metadata, emit the project, and
+// optionally lint, simulate (the testbench compares every output word with the bit-exact
+// evaluator) and synthesize it.
+#include "cli.hpp"
+
+#include <mase/verilog.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+
+#include <fmt/format.h>
+
+namespace mase_cli {
+
+int run_emit_verilog(const emit_verilog_options& o) {
+  const loaded_model model = load_model(o.model, o.input_shapes, o.raise);
+  std::array<int, 4> parallelism{};
+  for (std::size_t i = 0; i < parallelism.size(); ++i)
+    parallelism[i] = o.parallelism.empty() ? 4 : o.parallelism[std::min(i, o.parallelism.size() - 1)];
+
+  const quantized_model q = quantize_graph(model.graph, o.config, nullptr);
+  const auto start = std::chrono::steady_clock::now();
+  const auto hardware = mase::graph_with<mase::fact::common_metadata, mase::fact::quantized>(q.quantized) |
+                        mase::add_hardware_metadata({.max_parallelism = parallelism});
+
+  mase::verilog::emit_options options{.project_dir = o.out, .samples = o.samples};
+  const input_batches batches(model, o.inputs);
+  if (batches.size() > 1) throw usage_error("mase emit-verilog takes each --input once (one batch of samples)");
+  if (!batches.empty()) options.inputs = batches.load(0);
+  const auto [design, info] = mase::run(hardware, mase::emit_verilog(options));
+  const mase::verilog::emit_info& emitted = std::get<0>(info);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  std::string components;
+  for (const std::string& name : emitted.components)
+    components += fmt::format("{}{} ({})", components.empty() ? "" : ", ", name,
+                              *hardware.at(name).meta.hardware.module);
+  fmt::print("emitted {} in {:.2f} s: {} components: {}\n", emitted.project_dir.string(), seconds,
+             emitted.components.size(), components);
+  fmt::print("  {} parallel multipliers, {} forks, {} casts; testbench: {} samples\n", emitted.multipliers,
+             emitted.forks, emitted.casts, emitted.samples);
+  for (const mase::verilog::linear_cost& l : emitted.linear_layers)
+    fmt::print("  {}: {} multiply-accumulates per sample on {} multipliers (ideal {} cycles)\n", l.node,
+               l.macs_per_sample, l.multipliers, l.ideal_cycles());
+
+  int status = 0;
+  if (o.lint) {
+    const std::string warnings = mase::verilog::lint(emitted.project_dir);
+    fmt::print("lint (verilator --lint-only -Wall): {}\n", warnings.empty() ? "clean" : "warnings");
+    if (!warnings.empty()) {
+      std::cout << warnings;
+      status = 1;
+    }
+  }
+  for (const std::string& name : o.simulators) {
+    const mase::verilog::simulation_result r =
+        mase::verilog::simulate(emitted.project_dir, mase::verilog::simulator_from_string(name));
+    fmt::print("{}: {} passed, {} failed, {} cycles", name, r.passed, r.failed, r.cycles);
+    if (r.steady_samples > 0) fmt::print(" ({:.1f} cycles per sample in steady state)", r.cycles_per_sample());
+    fmt::print(" -> {}\n", r.ok() ? "bit-exact" : "MISMATCH");
+    if (!r.ok()) status = 1;
+  }
+  if (o.synth) {
+    const mase::verilog::synthesis_report s = mase::verilog::synthesize(emitted.project_dir);
+    fmt::print("yosys synth_xilinx: {} cells, {} flip-flops, {} LUTs, {} multipliers (DSP48E1), {} block RAMs\n",
+               s.cells, s.flip_flops, s.luts, s.multipliers, s.block_rams);
+  }
+  return status;
+}
+
+}  // namespace mase_cli
