@@ -329,3 +329,44 @@ TEST_CASE("the accumulator type follows the width the formats need") {
   CHECK(eval::accumulator_for(25) == eval::accumulator_type::float64);
   CHECK(eval::accumulator_for(54) == eval::accumulator_type::int64);
 }
+
+TEST_CASE("bit-exact batch_norm2d: a per-channel scale and shift folded from the statistics, one cast") {
+  builder bld(9);
+  auto x = bld.input("x", {2, 3, 4, 5});
+  auto bn = bld.add("bn", op::batch_norm2d{.num_features = 3}, x);
+  graph g = bld.output(bn) | init_metadata | add_common_metadata;
+  g.parameter("bn.weight") = tensor({3}, {1.5f, -0.75f, 2.25f});
+  g.parameter("bn.bias") = tensor({3}, {0.5f, -1.25f, 3.0f});
+  g.parameter("bn.running_mean") = tensor({3}, {0.25f, -0.5f, 1.0f});
+  g.parameter("bn.running_var") = tensor({3}, {0.5f, 2.0f, 0.1f});
+  const fixed_spec in{8, 4}, scale{8, 5}, shift{8, 4}, out{8, 3};
+  node& n = g[g.id("bn")];
+  set_format(n, "data_in_0", {.width = in.width, .frac = in.frac});
+  set_format(n, "weight", {.width = scale.width, .frac = scale.frac});
+  set_format(n, "bias", {.width = shift.width, .frac = shift.frac});
+  set_format(n, "data_out_0", {.width = out.width, .frac = out.frac});
+
+  evaluator ev(g, eval_mode::bit_exact);
+  REQUIRE(ev.runs_bit_exact(g.id("bn")));
+  const tensor input = random_tensor({2, 3, 4, 5}, 21, 6.0f);
+  const tensor& y = ev.run(input)[0];
+
+  // scale_c = gamma / sqrt(var + eps) and shift_c = beta - mean * scale_c, each rounded to its
+  // format like a parameter; y = floor-and-saturate(x * scale + shift) at the product's fraction.
+  const std::vector<std::int64_t> xc = quantized_codes(input, in);
+  std::vector<std::int64_t> expected;
+  for (std::size_t i = 0; i < xc.size(); ++i) {
+    const std::size_t c = (i / 20) % 3;
+    const double s = static_cast<double>(g.parameter("bn.weight").data()[c]) /
+                     std::sqrt(static_cast<double>(g.parameter("bn.running_var").data()[c]) + 1e-5);
+    const double t = static_cast<double>(g.parameter("bn.bias").data()[c]) -
+                     static_cast<double>(g.parameter("bn.running_mean").data()[c]) * s;
+    const std::int64_t sc = quantize_code(static_cast<float>(s), scale.width, scale.frac);
+    const std::int64_t tc = quantize_code(static_cast<float>(t), shift.width, shift.frac);
+    const std::int64_t acc = xc[i] * sc + tc * (std::int64_t{1} << (in.frac + scale.frac - shift.frac));
+    expected.push_back(hardware_cast(acc, in.frac + scale.frac, out.frac, out.width));
+  }
+  CHECK(codes_of(y, out.frac) == expected);
+  const std::int64_t hi = (std::int64_t{1} << (out.width - 1)) - 1;
+  CHECK(std::count_if(expected.begin(), expected.end(), [&](std::int64_t v) { return v == hi || v == -hi - 1; }) > 0);
+}

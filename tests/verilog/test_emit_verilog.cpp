@@ -60,6 +60,45 @@ graph feed_forward() {
   return b.output(y);
 }
 
+// conv, batch norm (per-channel scale and shift), relu, average pool (its exact mean is 2 bits
+// wider; the linear reads it through a cast), flatten, linear.
+graph cnn_batch_norm_average() {
+  builder b(15);
+  auto x = b.input("x", {1, 2, 8, 8});
+  auto h = b.add("conv1", op::conv2d{.in_channels = 2, .out_channels = 3, .kernel_size = {3}, .stride = {1},
+                                     .padding = {1}, .bias = false},
+                 x);
+  h = b.add("bn1", op::batch_norm2d{.num_features = 3}, h);
+  h = b.add("relu1", op::relu{}, h);
+  h = b.add("pool1", op::avg_pool2d{.kernel_size = {2}, .stride = {2}}, h);
+  h = b.add("flatten", op::flatten{.start_dim = 1}, h);
+  auto y = b.add("fc1", op::linear{.in_features = 48, .out_features = 6}, h);
+  graph g = b.output(y);
+  g.parameter("bn1.weight") = tensor({3}, {1.25f, -0.5f, 2.0f});
+  g.parameter("bn1.bias") = tensor({3}, {0.25f, 0.5f, -0.75f});
+  g.parameter("bn1.running_mean") = tensor({3}, {0.1f, -0.2f, 0.3f});
+  g.parameter("bn1.running_var") = tensor({3}, {0.8f, 1.5f, 0.6f});
+  return g;
+}
+
+// Every lookup-table activation, a fork and an element-wise product.
+graph activations() {
+  builder b(16);
+  auto x = b.input("x", {1, 12});
+  auto h = b.add("fc1", op::linear{.in_features = 12, .out_features = 12}, x);
+  auto gate = b.add("sigmoid", op::sigmoid{}, h);
+  auto value = b.add("tanh", op::tanh{}, h);
+  h = b.add("product", op::mul{}, gate, value);
+  h = b.add("leaky", op::leaky_relu{.negative_slope = 0.125}, h);
+  h = b.add("silu", op::silu{}, h);
+  h = b.add("elu", op::elu{}, h);
+  h = b.add("softplus", op::softplus{}, h);
+  h = b.add("softsign", op::softsign{}, h);
+  h = b.add("hardswish", op::hardswish{}, h);
+  auto y = b.add("fc2", op::linear{.in_features = 12, .out_features = 4}, h);
+  return b.output(y);
+}
+
 auto hardware_graph(const graph& g, std::array<int, 4> parallelism) {
   return g | init_metadata | add_common_metadata | quantize(eight_bit()) |
          add_hardware_metadata({.max_parallelism = parallelism});
@@ -103,6 +142,17 @@ TEST_CASE("emit_verilog: a transformer feed-forward block with a residual add ma
           "[verilog]") {
   prove(feed_forward(), "ffn_2", {2, 2, 2, 2});
   prove(feed_forward(), "ffn_8", {8, 8, 8, 8});
+}
+
+TEST_CASE("emit_verilog: conv, batch norm, relu, average pool, flatten, linear match at two parallelism settings",
+          "[verilog]") {
+  prove(cnn_batch_norm_average(), "cnn_bn_avg_2", {2, 2, 2, 2});
+  prove(cnn_batch_norm_average(), "cnn_bn_avg_4x3", {4, 3, 4, 4});
+}
+
+TEST_CASE("emit_verilog: lookup-table activations, a fork and an element-wise product match", "[verilog]") {
+  prove(activations(), "activations_3", {3, 3, 3, 3});
+  prove(activations(), "activations_4", {4, 4, 4, 4});
 }
 
 TEST_CASE("emit_verilog: the testbench reports a wrong expected word as a failure", "[verilog]") {

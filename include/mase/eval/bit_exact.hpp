@@ -10,6 +10,8 @@
 //   W_x + W_w + ceil(log2 K) bits (fixed_dot_product / fixed_accumulator), the bias cast to the
 //   accumulator's fraction (floor) and added in one more bit, then hardware_cast_raw once.
 // - add / sub / mul: exact at sum_format / product_format, then hardware_cast_raw.
+// - batch_norm2d: a per-channel scale and shift folded from its statistics (fold_batch_norm), the
+//   product exact, then hardware_cast_raw.
 // - relu: exact on codes. Other unary functions: a lookup table indexed by the input code whose
 //   entries are the output format's quantization of f(x) computed in double (MASE's generated
 //   LUTs: integer_quantizer(f(x))), for inputs of at most lut_max_input_width bits.
@@ -92,6 +94,17 @@ constexpr std::int64_t bias_to_accumulator_raw(std::int64_t bias_raw, int bias_f
   return bias_raw * (std::int64_t{1} << (acc_frac - bias_frac));
 }
 
+// batch_norm2d as hardware computes it: per channel c, y = cast(x·scale_c + shift_c), with
+// scale = weight / sqrt(running_var + eps) quantized to the weight format and shift =
+// bias − running_mean · scale quantized to the bias format (as parameters are quantized), the
+// shift aligned to the product's fraction bits. Absent parameters (affine or
+// track_running_stats off) take PyTorch's values: weight 1, bias 0, mean 0, variance 1.
+struct folded_batch_norm {
+  std::vector<std::int64_t> scale;          // codes in the weight format
+  std::vector<std::int64_t> aligned_shift;  // codes at fraction x.frac + w.frac
+  int accumulator_width = 0;
+};
+
 // The code a value of format f holds (the value must be exact in f).
 inline std::int64_t raw_of(double value, int frac) noexcept { return std::llround(std::ldexp(value, frac)); }
 inline double value_of(std::int64_t raw, int frac) noexcept { return std::ldexp(static_cast<double>(raw), -frac); }
@@ -105,6 +118,33 @@ constexpr accumulator_type accumulator_for(int width) noexcept {
 }
 constexpr std::string_view to_string(accumulator_type t) noexcept {
   return t == accumulator_type::float32 ? "float" : t == accumulator_type::float64 ? "double" : "int64";
+}
+
+template <class Node>
+folded_batch_norm fold_batch_norm(const Node& n, const fixed_fmt& x, const fixed_fmt& w, const fixed_fmt& b) {
+  const auto& bn = std::get<op::batch_norm2d>(n.op);
+  const auto values = [&](std::string_view role, float fallback) {
+    const auto it = n.parameters.find(std::string(role));
+    return it == n.parameters.end() ? std::vector<float>(static_cast<std::size_t>(bn.num_features), fallback)
+                                    : std::vector<float>(it->second.values().begin(), it->second.values().end());
+  };
+  const std::vector<float> gamma = values("weight", 1), beta = values("bias", 0), mean = values("running_mean", 0),
+                           variance = values("running_var", 1);
+  std::vector<float> scale(gamma.size()), shift(gamma.size());
+  for (std::size_t c = 0; c < gamma.size(); ++c) {
+    const double s = static_cast<double>(gamma[c]) / std::sqrt(static_cast<double>(variance[c]) + bn.eps);
+    scale[c] = static_cast<float>(s);
+    shift[c] = static_cast<float>(static_cast<double>(beta[c]) - static_cast<double>(mean[c]) * s);
+  }
+  quantize(format(w), scale, scale);
+  quantize(format(b), shift, shift);
+  folded_batch_norm folded;
+  folded.accumulator_width = linear_accumulator_width(x, w, 1, b);
+  for (std::size_t c = 0; c < gamma.size(); ++c) {
+    folded.scale.push_back(raw_of(scale[c], w.frac));
+    folded.aligned_shift.push_back(bias_to_accumulator_raw(raw_of(shift[c], b.frac), b.frac, x.frac + w.frac));
+  }
+  return folded;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -384,6 +424,26 @@ std::optional<bit_exact_kernel> make_bit_exact_kernel(const Node& n, const order
           const std::optional<fixed_fmt> y = fixed_entry(n, "data_in_1");
           if (!y || n.inputs.size() != 2) return std::nullopt;
           return detail::make_binary_kernel<Op>(n, *x, *y, *out);
+        } else if constexpr (std::is_same_v<Op, op::batch_norm2d>) {
+          const std::optional<fixed_fmt> w = fixed_entry(n, "weight"), b = fixed_entry(n, "bias");
+          if (!w || !b) return std::nullopt;  // no formats for the scale and shift
+          auto folded = std::make_shared<folded_batch_norm>(fold_batch_norm(n, *x, *w, *b));
+          if (folded->accumulator_width > 63) return std::nullopt;
+          const int acc_frac = x->frac + w->frac;
+          const fixed_fmt in = *x, to = *out;
+          return bit_exact_kernel{
+              fmt::format("batch_norm2d: per-channel scale and shift, accumulator {} bits", folded->accumulator_width),
+              [folded, in, to, acc_frac](const kernel_args& args) {
+                const tensor& v = args.input(0);
+                tensor& y = args.output(0);
+                const std::int64_t channels = v.shape()[1];
+                const std::int64_t plane = v.shape()[2] * v.shape()[3];
+                for (std::size_t i = 0; i < y.size(); ++i) {
+                  const auto c = static_cast<std::size_t>((static_cast<std::int64_t>(i) / plane) % channels);
+                  const std::int64_t acc = raw_of(v.data()[i], in.frac) * folded->scale[c] + folded->aligned_shift[c];
+                  y.data()[i] = static_cast<float>(value_of(hardware_cast_raw(acc, acc_frac, to), to.frac));
+                }
+              }};
         } else if constexpr (std::is_same_v<Op, op::relu>) {
           const fixed_fmt in = *x, to = *out;
           return bit_exact_kernel{"relu: exact on codes", [in, to](const kernel_args& args) {

@@ -53,7 +53,7 @@ struct hardware_component {
   std::string_view module;
 };
 
-inline constexpr std::array<hardware_component, 21> hardware_components{{
+inline constexpr std::array<hardware_component, 22> hardware_components{{
     {"linear", "mase_linear"},        {"conv2d", "mase_conv2d"},     {"max_pool2d", "mase_pool2d"},
     {"avg_pool2d", "mase_pool2d"},    {"relu", "mase_relu"},         {"add", "mase_binary"},
     {"sub", "mase_binary"},           {"mul", "mase_binary"},        {"leaky_relu", "mase_lut"},
@@ -61,6 +61,7 @@ inline constexpr std::array<hardware_component, 21> hardware_components{{
     {"silu", "mase_lut"},             {"elu", "mase_lut"},           {"selu", "mase_lut"},
     {"softplus", "mase_lut"},         {"softsign", "mase_lut"},      {"hardswish", "mase_lut"},
     {"hardsigmoid", "mase_lut"},      {"hardtanh", "mase_lut"},      {"relu6", "mase_lut"},
+    {"batch_norm2d", "mase_batch_norm"},
 }};
 
 // Nodes that only change how a stream's elements are indexed: the same row-major stream.
@@ -81,7 +82,8 @@ inline bool is_implicit_in_hardware(std::string_view op) {
 inline std::vector<std::string> hardware_dependence_files(std::string_view module) {
   std::vector<std::string> files{fmt::format("{}.sv", module)};
   if (module == "mase_linear" || module == "mase_conv2d") files.insert(files.end(), {"mase_rom.sv", "mase_cast.sv"});
-  else if (module == "mase_pool2d" || module == "mase_relu" || module == "mase_binary") files.push_back("mase_cast.sv");
+  else if (module == "mase_pool2d" || module == "mase_relu" || module == "mase_binary" || module == "mase_batch_norm")
+    files.push_back("mase_cast.sv");
   return files;
 }
 
@@ -265,6 +267,18 @@ struct add_hardware_metadata_pass {
         params.insert_or_assign("MODE", std::int64_t{1});
         add_window_parameters(params, avgp->kernel_size, avgp->stride.empty() ? avgp->kernel_size : avgp->stride,
                               avgp->padding, dims{1});
+      } else if (const auto* bn = std::get_if<op::batch_norm2d>(&n.op)) {
+        const shape& in = detail::entry_meta(n, "data_in_0")->shape;
+        require(bn->affine && detail::entry_meta(n, "weight") != nullptr && detail::entry_meta(n, "bias") != nullptr,
+                fmt::format("add_hardware_metadata: node {} (batch_norm2d): the hardware applies a per-channel scale "
+                            "and shift in the formats of weight and bias; quantize both (and keep affine=True)",
+                            n.name));
+        require((in[2] * in[3]) % input_lanes(0) == 0,
+                fmt::format("add_hardware_metadata: node {} (batch_norm2d): {} lanes do not divide a channel's {} "
+                            "elements; lower max_parallelism[0]",
+                            n.name, input_lanes(0), in[2] * in[3]));
+        detail::add_tensor_parameters(params, n, "weight", {});
+        detail::add_tensor_parameters(params, n, "bias", {});
       } else if (component->module == "mase_binary") {
         require(input_lanes(0) == input_lanes(1),
                 fmt::format("add_hardware_metadata: node {} ({}): its inputs arrive {} and {} lanes wide; an "

@@ -17,7 +17,9 @@
 // format_from_mase_config), formats given per operand (`operand_formats`), or `bypass` (leave
 // the node alone; MASE's bypass = true, and name = "NA"/None).
 //
-// Only MASE's QUANTIZEABLE_OP are quantized, each with MASE_OP_TO_ENTRIES' operands:
+// Only MASE's QUANTIZEABLE_OP are quantized, and the activations the hardware tabulates (sigmoid,
+// silu, elu, leaky_relu, hardswish, hardsigmoid, hardtanh, relu6: data_in and data_out), each with
+// MASE_OP_TO_ENTRIES' operands:
 //   data_in                      every data_in_i (matmul / bmm: data_in_0)
 //   weight                       linear, conv1d, conv2d (required); batch_norm2d (optional);
 //                                matmul / bmm: data_in_1 (required), as MASE does
@@ -197,7 +199,9 @@ struct quantizable_op {
 };
 
 // QUANTIZEABLE_OP ∩ mase's ops, with MASE_OP_TO_ENTRIES.
-inline constexpr std::array<quantizable_op, 18> quantizable_ops{{
+// MASE's list, then the activations mase's lookup-table hardware component implements (MASE's RTL
+// has fixed_sigmoid, fixed_silu, … too, but its quantize pass cannot give them formats).
+inline constexpr std::array<quantizable_op, 26> quantizable_ops{{
     {"add", operand_use::none, operand_use::none, false},
     {"sub", operand_use::none, operand_use::none, false},
     {"mul", operand_use::none, operand_use::none, false},
@@ -216,6 +220,14 @@ inline constexpr std::array<quantizable_op, 18> quantizable_ops{{
     {"conv1d", operand_use::required, operand_use::required_with_parameter, false},
     {"conv2d", operand_use::required, operand_use::required_with_parameter, false},
     {"batch_norm2d", operand_use::optional, operand_use::optional, false},
+    {"sigmoid", operand_use::none, operand_use::none, false},
+    {"silu", operand_use::none, operand_use::none, false},
+    {"elu", operand_use::none, operand_use::none, false},
+    {"leaky_relu", operand_use::none, operand_use::none, false},
+    {"hardswish", operand_use::none, operand_use::none, false},
+    {"hardsigmoid", operand_use::none, operand_use::none, false},
+    {"hardtanh", operand_use::none, operand_use::none, false},
+    {"relu6", operand_use::none, operand_use::none, false},
 }};
 
 // In MASE's QUANTIZEABLE_OP, but ops mase's IR does not have.

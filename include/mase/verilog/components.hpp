@@ -4,6 +4,7 @@
 // (read from its text, so the top level passes exactly those).
 
 #include <mase/core/error.hpp>
+#include <mase/verilog/rtl/mase_batch_norm.hpp>
 #include <mase/verilog/rtl/mase_binary.hpp>
 #include <mase/verilog/rtl/mase_cast.hpp>
 #include <mase/verilog/rtl/mase_conv2d.hpp>
@@ -24,7 +25,8 @@
 
 namespace mase::verilog {
 
-inline constexpr std::array<std::pair<std::string_view, std::string_view>, 9> component_library{{
+inline constexpr std::array<std::pair<std::string_view, std::string_view>, 10> component_library{{
+    {"mase_batch_norm", rtl::mase_batch_norm},
     {"mase_binary", rtl::mase_binary},
     {"mase_cast", rtl::mase_cast},
     {"mase_conv2d", rtl::mase_conv2d},

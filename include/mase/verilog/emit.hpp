@@ -467,6 +467,15 @@ private:
         extra["BIAS_MEMFILE"] = fmt::format("\"rtl/{}_bias.hex\"", n.name);
       }
       info_.multipliers += param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
+    } else if (module == "mase_batch_norm") {
+      const fixed_fmt x = fixed_of(n, "data_in_0"), w = fixed_of(n, "weight");
+      const eval::folded_batch_norm folded = eval::fold_batch_norm(n, x, w, fixed_of(n, "bias"));
+      extra["ACCUMULATOR_WIDTH"] = fmt::format("{}", folded.accumulator_width);
+      write_text(dir / "rtl" / (n.name + "_scale.hex"), rom_file(folded.scale, 1, w.width));
+      write_text(dir / "rtl" / (n.name + "_shift.hex"), rom_file(folded.aligned_shift, 1, folded.accumulator_width));
+      extra["SCALE_MEMFILE"] = fmt::format("\"rtl/{}_scale.hex\"", n.name);
+      extra["SHIFT_MEMFILE"] = fmt::format("\"rtl/{}_shift.hex\"", n.name);
+      info_.multipliers += param_int(n, "DATA_IN_0_PARALLELISM_DIM_0");
     } else if (module == "mase_lut") {
       write_text(dir / "rtl" / (n.name + "_lut.hex"), rom_file(lut_codes(n), 1, fixed_of(n, "data_out_0").width));
       extra["LUT_MEMFILE"] = fmt::format("\"rtl/{}_lut.hex\"", n.name);
@@ -480,6 +489,10 @@ private:
       std::string value;
       if (const auto e = extra.find(p); e != extra.end()) {
         value = e->second;
+        if (value.front() != '"') {  // a number the emitter derived: named like the metadata's
+          locals += fmt::format("  localparam {}_{} = {};\n", n.name, p, value);
+          value = fmt::format("{}_{}", n.name, p);
+        }
       } else if (const auto v = n.meta.hardware.verilog_param.find(p); v != n.meta.hardware.verilog_param.end()) {
         // MASE's top-level names: <node>_<PARAMETER>.
         locals += fmt::format("  localparam {}_{} = {};\n", n.name, p, verilog_literal(v->second));

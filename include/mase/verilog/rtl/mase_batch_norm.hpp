@@ -1,0 +1,123 @@
+#pragma once
+// mase_batch_norm: per-channel y = cast(x*scale[c] + shift[c]) with the channel found by counting
+// beats; exact arithmetic, C-entry tables read combinationally, one output register stage.
+#include <string_view>
+
+namespace mase::verilog::rtl {
+inline constexpr std::string_view mase_batch_norm = R"sv(// Per-channel scale and shift (inference batch norm): y = cast(x*scale[c] + shift[c], XF+SF -> OUT).
+// The channel of each beat comes from counting beats (H*W/LANES per channel, C per sample), and
+// the C-entry tables are read combinationally. One output register stage breaks the
+// multiply/add/cast path and refills in the cycle it drains (full throughput).
+module mase_batch_norm #(
+    parameter int DATA_IN_0_PRECISION_0 = 8,
+    parameter int DATA_IN_0_PRECISION_1 = 4,
+    parameter int DATA_IN_0_TENSOR_SIZE_DIM_0 = 4,
+    parameter int DATA_IN_0_TENSOR_SIZE_DIM_1 = 4,
+    parameter int DATA_IN_0_TENSOR_SIZE_DIM_2 = 2,
+    parameter int DATA_IN_0_PARALLELISM_DIM_0 = 1,
+    parameter int WEIGHT_PRECISION_0 = 8,
+    parameter int WEIGHT_PRECISION_1 = 4,
+    parameter int ACCUMULATOR_WIDTH = 17,
+    parameter int DATA_OUT_0_PRECISION_0 = 8,
+    parameter int DATA_OUT_0_PRECISION_1 = 4,
+    parameter int OUT_SYMMETRIC = 0,
+    parameter SCALE_MEMFILE = "",
+    parameter SHIFT_MEMFILE = ""
+) (
+    input  logic                                                          clk,
+    input  logic                                                          rst,
+    input  logic [DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0-1:0]  data_in_0,
+    input  logic                                                          data_in_0_valid,
+    output logic                                                          data_in_0_ready,
+    output logic [DATA_IN_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0-1:0] data_out_0,
+    output logic                                                          data_out_0_valid,
+    input  logic                                                          data_out_0_ready
+);
+  localparam int LANES = DATA_IN_0_PARALLELISM_DIM_0;
+  localparam int XW = DATA_IN_0_PRECISION_0;
+  localparam int SW = WEIGHT_PRECISION_0;
+  localparam int AW = ACCUMULATOR_WIDTH;
+  localparam int OUT_W = DATA_OUT_0_PRECISION_0;
+  localparam int CHANNELS = DATA_IN_0_TENSOR_SIZE_DIM_2;
+  localparam int PLANE = DATA_IN_0_TENSOR_SIZE_DIM_0 * DATA_IN_0_TENSOR_SIZE_DIM_1;
+  localparam int BEATS_PER_CHANNEL = PLANE / LANES;
+  localparam int PRODUCT_W = XW + SW;
+  // One bit above both the product and the shift: the sum is exact whatever the shift's
+  // magnitude, and a too-small ACCUMULATOR_WIDTH cannot make the extension counts negative.
+  localparam int SUM_W = (AW > PRODUCT_W ? AW : PRODUCT_W) + 1;
+  localparam int BW = BEATS_PER_CHANNEL > 1 ? $clog2(BEATS_PER_CHANNEL) : 1;
+  localparam int CW = CHANNELS > 1 ? $clog2(CHANNELS) : 1;
+  localparam logic [BW-1:0] LAST_BEAT = BW'(BEATS_PER_CHANNEL - 1);
+  localparam logic [CW-1:0] LAST_CHANNEL = CW'(CHANNELS - 1);
+
+  // A beat must never straddle two channels (iverilog/Verilator stop at time 0, yosys refuses
+  // the unknown task when the condition is constant-true).
+  initial if (PLANE % LANES != 0) $fatal(1, "mase_batch_norm: lanes must divide H*W");
+
+  logic [SW-1:0] scale_mem[0:CHANNELS-1];
+  logic [AW-1:0] shift_mem[0:CHANNELS-1];
+  // No file by default: yosys elaborates every module with its defaults when reading it.
+  initial if (SCALE_MEMFILE != "") $readmemh(SCALE_MEMFILE, scale_mem);
+  initial if (SHIFT_MEMFILE != "") $readmemh(SHIFT_MEMFILE, shift_mem);
+
+  // ---- Which channel the current input beat belongs to.
+  logic [BW-1:0] beat;
+  logic [CW-1:0] channel;
+  logic in_fire;
+  assign in_fire = data_in_0_valid && data_in_0_ready;
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      beat <= '0;
+      channel <= '0;
+    end else if (in_fire) begin
+      beat <= beat == LAST_BEAT ? '0 : beat + 1'b1;
+      if (beat == LAST_BEAT) channel <= channel == LAST_CHANNEL ? '0 : channel + 1'b1;
+    end
+  end
+
+  // ---- Exact x*scale + shift per lane, then one cast.
+  logic signed [SW-1:0] scale;
+  logic signed [AW-1:0] shift;
+  assign scale = scale_mem[channel];
+  assign shift = shift_mem[channel];
+
+  logic [LANES*SUM_W-1:0] exact;
+  logic [LANES*OUT_W-1:0] cast_result;
+
+  for (genvar lane = 0; lane < LANES; lane++) begin : g_lane
+    logic signed [XW-1:0] x;
+    logic signed [PRODUCT_W-1:0] product;
+    logic signed [SUM_W-1:0] product_wide, shift_wide;
+    assign x = data_in_0[lane*XW+:XW];
+    assign product = x * scale;
+    assign product_wide = {{(SUM_W - PRODUCT_W) {product[PRODUCT_W-1]}}, product};
+    assign shift_wide = {{(SUM_W - AW) {shift[AW-1]}}, shift};
+    assign exact[lane*SUM_W+:SUM_W] = product_wide + shift_wide;
+  end
+
+  mase_cast #(
+      .IN_WIDTH (SUM_W),
+      .IN_FRAC  (DATA_IN_0_PRECISION_1 + WEIGHT_PRECISION_1),
+      .OUT_WIDTH(OUT_W),
+      .OUT_FRAC (DATA_OUT_0_PRECISION_1),
+      .SYMMETRIC(OUT_SYMMETRIC),
+      .LANES    (LANES)
+  ) u_cast (
+      .data_in (exact),
+      .data_out(cast_result)
+  );
+
+  // The output register can take a new word when it is empty or being drained this cycle.
+  assign data_in_0_ready = !data_out_0_valid || data_out_0_ready;
+
+  always_ff @(posedge clk) begin
+    if (rst) data_out_0_valid <= 1'b0;
+    else if (data_in_0_ready) data_out_0_valid <= data_in_0_valid;
+  end
+  always_ff @(posedge clk) begin
+    if (in_fire) data_out_0 <= cast_result;
+  end
+endmodule
+)sv";
+}  // namespace mase::verilog::rtl
