@@ -92,7 +92,8 @@ inline std::string file_list(const std::vector<fs::path>& files, const fs::path&
   std::string list;
   for (const fs::path& f : files) {
     if (skip_top && f.filename() == "top.sv") continue;
-    list += " " + shell_quote(fs::relative(f, dir).string());
+    list += ' ';
+    list += shell_quote(fs::relative(f, dir).string());
   }
   return list;
 }
@@ -124,7 +125,7 @@ inline simulation_result simulate(const fs::path& project, simulator sim, const 
     if (detail::run_in(dir, build, "sim/verilator_build.log") != 0)
       throw error(fmt::format("simulate: Verilator could not build {}:\n{}", dir.string(),
                               detail::tail(detail::read_all(dir / "sim/verilator_build.log"), 20)));
-    detail::run_in(dir, "sim/verilator/Vtb " + stall, log);
+    detail::run_in(dir, fmt::format("sim/verilator/Vtb {}", stall), log);
   } else {
     detail::require_tool("iverilog", "iverilog");
     log = "sim/iverilog.log";
@@ -132,7 +133,7 @@ inline simulation_result simulate(const fs::path& project, simulator sim, const 
                        "sim/iverilog_build.log") != 0)
       throw error(fmt::format("simulate: Icarus Verilog could not compile {}:\n{}", dir.string(),
                               detail::tail(detail::read_all(dir / "sim/iverilog_build.log"), 20)));
-    detail::run_in(dir, "vvp -n sim/tb.vvp " + stall, log);
+    detail::run_in(dir, fmt::format("vvp -n sim/tb.vvp {}", stall), log);
   }
   simulation_result r;
   r.log = detail::read_all(dir / log);
@@ -157,7 +158,8 @@ inline std::string lint(const fs::path& project) {
   detail::require_tool("verilator", "verilator");
   const fs::path dir = fs::absolute(project);
   const std::string sources = detail::file_list(detail::rtl_files(dir), dir);
-  const int status = detail::run_in(dir, "verilator --lint-only -Wall --top-module top" + sources, "sim/lint.log");
+  const int status =
+      detail::run_in(dir, fmt::format("verilator --lint-only -Wall --top-module top{}", sources), "sim/lint.log");
   const std::string log = detail::read_all(dir / "sim/lint.log");
   if (status == 0 && log.find("%Warning") == std::string::npos && log.find("%Error") == std::string::npos) return {};
   return log.empty() ? fmt::format("verilator exited with status {}", status) : log;
@@ -179,7 +181,7 @@ inline synthesis_report synthesize(const fs::path& project) {
                   sources);
   std::error_code ec;
   fs::create_directories(dir / "reports", ec);
-  if (detail::run_in(dir, "yosys -q -p " + detail::shell_quote(script), "reports/yosys.log") != 0)
+  if (detail::run_in(dir, fmt::format("yosys -q -p {}", detail::shell_quote(script)), "reports/yosys.log") != 0)
     throw error(fmt::format("synthesize: yosys failed on {}:\n{}", dir.string(),
                             detail::tail(detail::read_all(dir / "reports/yosys.log"), 20)));
   synthesis_report r;
