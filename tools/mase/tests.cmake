@@ -36,7 +36,7 @@ endfunction()
 
 # --help everywhere; --version.
 mase_cli_check(NAME help ARGS --help RC 0 STDOUT "Usage: mase .*Subcommands:.*onnx-test")
-foreach(sub IN ITEMS info draw run profile quantize onnx-test)
+foreach(sub IN ITEMS info draw run profile quantize onnx-test emit-verilog)
   mase_cli_check(NAME "help_${sub}" ARGS ${sub} --help RC 0 STDOUT "Usage: mase ${sub} ")
 endforeach()
 mase_cli_check(NAME version ARGS --version RC 0 STDOUT "mase 0\\.1\\.0")
@@ -125,3 +125,20 @@ foreach(suite IN ITEMS pytorch-converted pytorch-operator)
   mase_cli_check(NAME "conformance_${suite}" ARGS onnx-test ${mase_onnx_testdata}/${suite} --quiet --require-all RC 0
                  STDOUT "[1-9][0-9]* passed, 0 failed, 0 skipped\n$")
 endforeach()
+
+# emit-verilog: the fixture CNN (conv, batch norm, relu, max pool, conv, batch norm, relu,
+# average pool, flatten, linear) emitted, linted, simulated with both simulators (the testbench
+# compares every output word with the bit-exact evaluator) and synthesized.
+set(mase_cli_hardware_config "${mase_cli_fixtures}/quantize/hardware_fixed8.toml")
+mase_cli_check(NAME emit_verilog_cnn
+               ARGS emit-verilog ${mase_cli_fixtures}/onnx/cnn/model.onnx --config ${mase_cli_hardware_config}
+                    --out ${mase_cli_out}/emit_verilog/cnn -n 2 -p 4 --lint --simulate verilator --simulate iverilog
+                    --synth
+               RC 0
+               STDOUT "components: conv1 \\(mase_conv2d\\), bn1 \\(mase_batch_norm\\).*lint \\(verilator --lint-only -Wall\\): clean\nverilator: 20 passed, 0 failed, [0-9]+ cycles.*-> bit-exact\niverilog: 20 passed, 0 failed.*-> bit-exact\nyosys synth_xilinx: [0-9]+ cells, [0-9]+ flip-flops, [0-9]+ LUTs, [0-9]+ multipliers"
+               FRESH_DIR ${mase_cli_out}/emit_verilog)
+# A format with no hardware: one line naming the node and the entry.
+mase_cli_check(NAME emit_verilog_not_fixed_point
+               ARGS emit-verilog ${mase_cli_mlp} --config ${mase_cli_fixtures}/quantize/minifloat_ieee.toml
+                    --out ${mase_cli_out}/emit_verilog_minifloat
+               RC 1 ONE_LINE STDERR "node [a-z0-9_]+ \\(linear\\): data_in_0 has format .*fixed point")
