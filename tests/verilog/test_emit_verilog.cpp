@@ -100,16 +100,34 @@ graph activations() {
   return b.output(y);
 }
 
-auto hardware_graph(const graph& g, std::array<int, 4> parallelism) {
-  return g | init_metadata | add_common_metadata | quantize(eight_bit()) |
+auto hardware_graph(const graph& g, std::array<int, 4> parallelism, const quantize_config& config = eight_bit()) {
+  return g | init_metadata | add_common_metadata | quantize(config) |
          add_hardware_metadata({.max_parallelism = parallelism});
 }
 
-fs::path project_dir(const std::string& name) { return fs::temp_directory_path() / ("mase_test_verilog_" + name); }
+// Widths that are not multiples of 4 (ROM words and stimulus pack whole words, not elements),
+// and a symmetric saturation.
+quantize_config odd_widths() {
+  fixed_fmt symmetric{.width = 7, .frac = 7};
+  symmetric.ovf = overflow::saturate_symmetric;
+  return {.by = quantize_by::type,
+          .default_config = operand_formats{.data_in = fixed(7, 3), .weight = fixed(5, 3), .bias = fixed(6, 2),
+                                            .data_out = format(symmetric)}};
+}
+
+// In the build tree (two builds' test runs never share a project), else the temporary folder.
+fs::path project_dir(const std::string& name) {
+#ifdef MASE_TEST_OUTPUT_DIR
+  return fs::path(MASE_TEST_OUTPUT_DIR) / "verilog" / name;
+#else
+  return fs::temp_directory_path() / ("mase_test_verilog_" + name);
+#endif
+}
 
 // Emits, lints and simulates with both simulators; every output word must match.
-void prove(const graph& g, const std::string& name, std::array<int, 4> parallelism) {
-  const auto hw = hardware_graph(g, parallelism);
+void prove(const graph& g, const std::string& name, std::array<int, 4> parallelism,
+           const quantize_config& config = eight_bit()) {
+  const auto hw = hardware_graph(g, parallelism, config);
   const fs::path dir = project_dir(name);
   const auto [design, info] = run(hw, emit_verilog({.project_dir = dir, .samples = 6, .seed = 3}));
   const verilog::emit_info& emitted = std::get<0>(info);
@@ -131,6 +149,11 @@ void prove(const graph& g, const std::string& name, std::array<int, 4> paralleli
 TEST_CASE("emit_verilog: an MLP matches the bit-exact evaluator at two parallelism settings", "[verilog]") {
   prove(mlp(), "mlp_2", {2, 2, 2, 2});
   prove(mlp(), "mlp_4x8", {4, 8, 4, 4});
+}
+
+TEST_CASE("emit_verilog: 7-bit data, 5-bit weights, 6-bit biases and symmetric saturation match", "[verilog]") {
+  prove(mlp(), "mlp_odd_widths", {3, 5, 3, 3}, odd_widths());
+  prove(cnn(), "cnn_odd_widths", {2, 2, 2, 2}, odd_widths());
 }
 
 TEST_CASE("emit_verilog: a CNN (conv, relu, max pool, flatten, linear) matches at two parallelism settings",
