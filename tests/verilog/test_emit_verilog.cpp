@@ -100,6 +100,17 @@ graph activations() {
   return b.output(y);
 }
 
+// Attention scores without the softmax: projected queries times a second input stream of keys
+// (already transposed): the matmul of two streams, and a design with two inputs.
+graph query_key_scores() {
+  builder b(17);
+  auto x = b.input("x", {1, 6, 16});
+  auto keys = b.input("keys", {1, 16, 8});
+  auto q = b.add("q_proj", op::linear{.in_features = 16, .out_features = 16}, x);
+  auto scores = b.add("scores", op::matmul{}, q, keys);
+  return b.output(scores);
+}
+
 auto hardware_graph(const graph& g, std::array<int, 4> parallelism, const quantize_config& config = eight_bit()) {
   return g | init_metadata | add_common_metadata | quantize(config) |
          add_hardware_metadata({.max_parallelism = parallelism});
@@ -177,6 +188,26 @@ TEST_CASE("emit_verilog: conv, batch norm, relu, average pool, flatten, linear m
 TEST_CASE("emit_verilog: lookup-table activations, a fork and an element-wise product match", "[verilog]") {
   prove(activations(), "activations_3", {3, 3, 3, 3});
   prove(activations(), "activations_4", {4, 4, 4, 4});
+}
+
+TEST_CASE("emit_verilog: the matmul of two streams (queries times keys) matches at two parallelism settings",
+          "[verilog]") {
+  prove(query_key_scores(), "scores_2", {2, 2, 2, 2});
+  prove(query_key_scores(), "scores_4x8", {4, 8, 4, 4});
+}
+
+TEST_CASE("emit_verilog: yosys synthesizes the design with one DSP per multiplier the emitter instantiated",
+          "[verilog]") {
+  const fs::path dir = project_dir("mlp_synthesis");
+  const auto [design, info] = run(hardware_graph(mlp(), {4, 8, 4, 4}), emit_verilog({.project_dir = dir, .samples = 2}));
+  const verilog::emit_info& emitted = std::get<0>(info);
+  CHECK(emitted.multipliers == 4 * 8 + 8 * 5);  // fc1: 4 x 8 tiles; fc2: 8 x 5 (5 divides 10)
+  const verilog::synthesis_report r = verilog::synthesize(dir);
+  INFO(r.stat);
+  CHECK(r.multipliers == emitted.multipliers);
+  CHECK(r.flip_flops > 0);
+  CHECK(r.luts > 0);
+  CHECK(r.cells > r.luts + r.flip_flops);
 }
 
 TEST_CASE("emit_verilog: the testbench reports a wrong expected word as a failure", "[verilog]") {

@@ -53,7 +53,7 @@ struct hardware_component {
   std::string_view module;
 };
 
-inline constexpr std::array<hardware_component, 22> hardware_components{{
+inline constexpr std::array<hardware_component, 24> hardware_components{{
     {"linear", "mase_linear"},        {"conv2d", "mase_conv2d"},     {"max_pool2d", "mase_pool2d"},
     {"avg_pool2d", "mase_pool2d"},    {"relu", "mase_relu"},         {"add", "mase_binary"},
     {"sub", "mase_binary"},           {"mul", "mase_binary"},        {"leaky_relu", "mase_lut"},
@@ -61,7 +61,7 @@ inline constexpr std::array<hardware_component, 22> hardware_components{{
     {"silu", "mase_lut"},             {"elu", "mase_lut"},           {"selu", "mase_lut"},
     {"softplus", "mase_lut"},         {"softsign", "mase_lut"},      {"hardswish", "mase_lut"},
     {"hardsigmoid", "mase_lut"},      {"hardtanh", "mase_lut"},      {"relu6", "mase_lut"},
-    {"batch_norm2d", "mase_batch_norm"},
+    {"batch_norm2d", "mase_batch_norm"}, {"matmul", "mase_matmul"},  {"bmm", "mase_matmul"},
 }};
 
 // Nodes that only change how a stream's elements are indexed: the same row-major stream.
@@ -82,6 +82,7 @@ inline bool is_implicit_in_hardware(std::string_view op) {
 inline std::vector<std::string> hardware_dependence_files(std::string_view module) {
   std::vector<std::string> files{fmt::format("{}.sv", module)};
   if (module == "mase_linear" || module == "mase_conv2d") files.insert(files.end(), {"mase_rom.sv", "mase_cast.sv"});
+  else if (module == "mase_matmul") files.push_back("mase_cast.sv");
   else if (module == "mase_pool2d" || module == "mase_relu" || module == "mase_binary" || module == "mase_batch_norm")
     files.push_back("mase_cast.sv");
   return files;
@@ -279,6 +280,20 @@ struct add_hardware_metadata_pass {
                             n.name, input_lanes(0), in[2] * in[3]));
         detail::add_tensor_parameters(params, n, "weight", {});
         detail::add_tensor_parameters(params, n, "bias", {});
+      } else if (component->module == "mase_matmul") {
+        // Matrix pairs stream one after another: A [..., M, K] and B [..., K, N] with the same
+        // leading dimensions (the hardware does not broadcast).
+        const shape& a = detail::entry_meta(n, "data_in_0")->shape;
+        const shape& b = detail::entry_meta(n, "data_in_1")->shape;
+        require(a.size() >= 2 && a.size() == b.size() && std::equal(a.begin(), a.end() - 2, b.begin()),
+                fmt::format("add_hardware_metadata: node {} ({}): the hardware multiplies matrix pairs of equal "
+                            "leading dimensions ([..., M, K] · [..., K, N]); broadcast the operands first",
+                            n.name, op));
+        require(a.back() % input_lanes(0) == 0 && b.back() % input_lanes(1) == 0,
+                fmt::format("add_hardware_metadata: node {} ({}): its inputs arrive {} and {} lanes wide, which must "
+                            "divide K = {} and N = {}; lower max_parallelism[0]",
+                            n.name, op, input_lanes(0), input_lanes(1), a.back(), b.back()));
+        out_lanes = largest_divisor_at_most(b.back(), tile_limit);
       } else if (component->module == "mase_binary") {
         require(input_lanes(0) == input_lanes(1),
                 fmt::format("add_hardware_metadata: node {} ({}): its inputs arrive {} and {} lanes wide; an "

@@ -11,6 +11,7 @@
 #include <mase/verilog/rtl/mase_fifo.hpp>
 #include <mase/verilog/rtl/mase_linear.hpp>
 #include <mase/verilog/rtl/mase_lut.hpp>
+#include <mase/verilog/rtl/mase_matmul.hpp>
 #include <mase/verilog/rtl/mase_pool2d.hpp>
 #include <mase/verilog/rtl/mase_relu.hpp>
 #include <mase/verilog/rtl/mase_rom.hpp>
@@ -25,7 +26,7 @@
 
 namespace mase::verilog {
 
-inline constexpr std::array<std::pair<std::string_view, std::string_view>, 10> component_library{{
+inline constexpr std::array<std::pair<std::string_view, std::string_view>, 11> component_library{{
     {"mase_batch_norm", rtl::mase_batch_norm},
     {"mase_binary", rtl::mase_binary},
     {"mase_cast", rtl::mase_cast},
@@ -33,6 +34,7 @@ inline constexpr std::array<std::pair<std::string_view, std::string_view>, 10> c
     {"mase_fifo", rtl::mase_fifo},
     {"mase_linear", rtl::mase_linear},
     {"mase_lut", rtl::mase_lut},
+    {"mase_matmul", rtl::mase_matmul},
     {"mase_pool2d", rtl::mase_pool2d},
     {"mase_relu", rtl::mase_relu},
     {"mase_rom", rtl::mase_rom},

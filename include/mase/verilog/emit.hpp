@@ -222,7 +222,7 @@ inline std::int64_t round_up_to_power_of_two(std::int64_t v) {
 
 // How many samples a component may hold before its output (for FIFO depths on forks).
 inline std::int64_t samples_held(std::string_view module) {
-  if (module == "mase_linear") return 3;  // two input banks and the output register
+  if (module == "mase_linear" || module == "mase_matmul") return 3;  // two input banks, the output register
   if (module == "mase_conv2d" || module == "mase_pool2d") return 2;
   return 1;
 }
@@ -467,6 +467,11 @@ private:
         extra["BIAS_MEMFILE"] = fmt::format("\"rtl/{}_bias.hex\"", n.name);
       }
       info_.multipliers += param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
+    } else if (module == "mase_matmul") {
+      const std::int64_t k = entry_meta(n, "data_in_0")->shape.back();
+      extra["ACCUMULATOR_WIDTH"] = fmt::format(
+          "{}", eval::dot_product_accumulator_width(fixed_of(n, "data_in_0"), fixed_of(n, "data_in_1"), k, false));
+      info_.multipliers += param_int(n, "DATA_IN_0_PARALLELISM_DIM_0") * param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
     } else if (module == "mase_batch_norm") {
       const fixed_fmt x = fixed_of(n, "data_in_0"), w = fixed_of(n, "weight");
       const eval::folded_batch_norm folded = eval::fold_batch_norm(n, x, w, fixed_of(n, "bias"));

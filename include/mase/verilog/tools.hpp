@@ -88,10 +88,9 @@ inline void require_tool(const char* program, const char* package) {
           fmt::format("{} is not installed; install it with apt-get install {}", program, package));
 }
 
-inline std::string file_list(const std::vector<fs::path>& files, const fs::path& dir, bool skip_top = false) {
+inline std::string file_list(const std::vector<fs::path>& files, const fs::path& dir) {
   std::string list;
   for (const fs::path& f : files) {
-    if (skip_top && f.filename() == "top.sv") continue;
     list += ' ';
     list += shell_quote(fs::relative(f, dir).string());
   }
@@ -175,13 +174,14 @@ inline synthesis_report synthesize(const fs::path& project) {
   detail::require_tool("yosys", "yosys");
   const fs::path dir = fs::absolute(project);
   // top.sv's unpacked-array ports are beyond yosys 0.23's parser; top_core is the same design.
-  const std::string sources = detail::file_list(detail::rtl_files(dir), dir, true);
-  const std::string script =
-      fmt::format("read_verilog -sv{}; synth_xilinx -flatten -top top_core; tee -q -o reports/utilization.txt stat",
-                  sources);
+  std::string script = "read_verilog -sv";
+  for (const fs::path& f : detail::rtl_files(dir))
+    if (f.filename() != "top.sv") script += fmt::format(" {}", fs::relative(f, dir).string());
+  script += "\nsynth_xilinx -flatten -top top_core\ntee -q -o reports/utilization.txt stat\n";
   std::error_code ec;
   fs::create_directories(dir / "reports", ec);
-  if (detail::run_in(dir, fmt::format("yosys -q -p {}", detail::shell_quote(script)), "reports/yosys.log") != 0)
+  detail::write_text(dir / "reports" / "synth.ys", script);
+  if (detail::run_in(dir, "yosys -q -s reports/synth.ys", "reports/yosys.log") != 0)
     throw error(fmt::format("synthesize: yosys failed on {}:\n{}", dir.string(),
                             detail::tail(detail::read_all(dir / "reports/yosys.log"), 20)));
   synthesis_report r;
