@@ -174,10 +174,11 @@ inline synthesis_report synthesize(const fs::path& project) {
   detail::require_tool("yosys", "yosys");
   const fs::path dir = fs::absolute(project);
   // top.sv's unpacked-array ports are beyond yosys 0.23's parser; top_core is the same design.
-  std::string script = "read_verilog -sv";
+  // -defer: elaborate only with the design's parameters (a module's defaults may name no ROM file).
+  std::string script = "read_verilog -defer -sv";
   for (const fs::path& f : detail::rtl_files(dir))
     if (f.filename() != "top.sv") script += fmt::format(" {}", fs::relative(f, dir).string());
-  script += "\nsynth_xilinx -flatten -top top_core\ntee -q -o reports/utilization.txt stat\n";
+  script += "\nhierarchy -top top_core\nsynth_xilinx -flatten -top top_core\ntee -q -o reports/utilization.txt stat\n";
   std::error_code ec;
   fs::create_directories(dir / "reports", ec);
   detail::write_text(dir / "reports" / "synth.ys", script);
