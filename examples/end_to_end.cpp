@@ -204,6 +204,17 @@ int main(int argc, char** argv) try {
   const verilog::simulation_result sim = verilog::simulate(emitted.project_dir, verilog::simulator::verilator);
   fmt::print("   verilator, {} images with random stalls: {} passed, {} failed, {} cycles -> {}\n", hardware_images,
              sim.passed, sim.failed, sim.cycles, sim.ok() ? "bit-exact" : "MISMATCH");
+  if (sim.ok()) {
+    // Every output word is the bit-exact evaluator's, so the design classifies these images as it does.
+    const tensor& logits = bit_exact.run(rows(test.images, 0, hardware_images))[0];
+    int correct = 0;
+    for (std::int64_t i = 0; i < hardware_images; ++i) {
+      const float* row = logits.data() + i * 10;
+      correct += static_cast<int>(std::max_element(row, row + 10) - row) == test.labels[static_cast<std::size_t>(i)];
+    }
+    fmt::print("   the design's accuracy on those {} images: {:.2f} % (bit-exact evaluator: the same words)\n",
+               hardware_images, 100.0 * correct / static_cast<double>(hardware_images));
+  }
   const verilog::simulation_result steady =
       verilog::simulate(emitted.project_dir, verilog::simulator::verilator, {.stall_percent = 0});
   fmt::print("   without stalls: {:.1f} cycles per image in steady state ({:.2f}x the slowest layer's ideal {})\n",
