@@ -81,10 +81,13 @@ inline bool is_implicit_in_hardware(std::string_view op) {
 // The modules a component's module instantiates, itself included.
 inline std::vector<std::string> hardware_dependence_files(std::string_view module) {
   std::vector<std::string> files{fmt::format("{}.sv", module)};
-  if (module == "mase_linear" || module == "mase_conv2d") files.insert(files.end(), {"mase_rom.sv", "mase_cast.sv"});
-  else if (module == "mase_matmul") files.push_back("mase_cast.sv");
-  else if (module == "mase_pool2d" || module == "mase_relu" || module == "mase_binary" || module == "mase_batch_norm")
-    files.push_back("mase_cast.sv");
+  if (module == "mase_linear")
+    files.insert(files.end(), {"mase_row_buffer.sv", "mase_tile_accumulate.sv", "mase_rom.sv", "mase_cast.sv"});
+  else if (module == "mase_matmul")
+    files.insert(files.end(), {"mase_row_buffer.sv", "mase_tile_accumulate.sv", "mase_rom.sv", "mase_cast.sv"});
+  else if (module == "mase_conv2d") files.insert(files.end(), {"mase_window_sweep.sv", "mase_rom.sv", "mase_cast.sv"});
+  else if (module == "mase_pool2d") files.insert(files.end(), {"mase_window_sweep.sv", "mase_cast.sv"});
+  else if (module == "mase_relu" || module == "mase_binary" || module == "mase_batch_norm") files.push_back("mase_cast.sv");
   return files;
 }
 

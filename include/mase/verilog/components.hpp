@@ -15,6 +15,9 @@
 #include <mase/verilog/rtl/mase_pool2d.hpp>
 #include <mase/verilog/rtl/mase_relu.hpp>
 #include <mase/verilog/rtl/mase_rom.hpp>
+#include <mase/verilog/rtl/mase_row_buffer.hpp>
+#include <mase/verilog/rtl/mase_tile_accumulate.hpp>
+#include <mase/verilog/rtl/mase_window_sweep.hpp>
 
 #include <array>
 #include <string>
@@ -26,7 +29,7 @@
 
 namespace mase::verilog {
 
-inline constexpr std::array<std::pair<std::string_view, std::string_view>, 11> component_library{{
+inline constexpr std::array<std::pair<std::string_view, std::string_view>, 14> component_library{{
     {"mase_batch_norm", rtl::mase_batch_norm},
     {"mase_binary", rtl::mase_binary},
     {"mase_cast", rtl::mase_cast},
@@ -38,6 +41,9 @@ inline constexpr std::array<std::pair<std::string_view, std::string_view>, 11> c
     {"mase_pool2d", rtl::mase_pool2d},
     {"mase_relu", rtl::mase_relu},
     {"mase_rom", rtl::mase_rom},
+    {"mase_row_buffer", rtl::mase_row_buffer},
+    {"mase_tile_accumulate", rtl::mase_tile_accumulate},
+    {"mase_window_sweep", rtl::mase_window_sweep},
 }};
 
 inline std::string_view component_source(std::string_view module) {

@@ -1,0 +1,71 @@
+#pragma once
+// mase_row_buffer: two-bank (ping-pong) buffer for a stream's rows, so the next row loads
+// while the reader works through this one (mase_linear's input, mase_matmul's A).
+#include <string_view>
+
+namespace mase::verilog::rtl {
+inline constexpr std::string_view mase_row_buffer = R"sv(// Two-bank (ping-pong) buffer for the rows of a stream: one bank fills beat by beat while the
+// reader works through the other, so the next row loads while this one computes. A bank is
+// handed to the reader when its row is complete and freed by the reader's last read.
+module mase_row_buffer #(
+    parameter int WIDTH = 16,
+    parameter int CHUNKS = 2
+) (
+    input  logic                                        clk,
+    input  logic                                        rst,
+    input  logic [WIDTH-1:0]                            in_data,
+    input  logic                                        in_valid,
+    output logic                                        in_ready,
+    output logic                                        row_valid,   // the read bank holds a row
+    input  logic                                        read_en,
+    input  logic [(CHUNKS > 1 ? $clog2(CHUNKS) : 1)-1:0] read_chunk,
+    input  logic                                        read_last,   // this read frees the bank
+    output logic [WIDTH-1:0]                            read_data    // registered: next cycle
+);
+  localparam int KW = CHUNKS > 1 ? $clog2(CHUNKS) : 1;
+  localparam logic [KW-1:0] LAST_CHUNK = KW'(CHUNKS - 1);
+
+  logic [WIDTH-1:0] banks[0:(2<<KW)-1];  // address {bank, chunk}
+  logic [1:0] bank_full;
+  logic write_bank, read_bank;
+  logic [KW-1:0] write_chunk;
+  logic in_fire, in_row_done;
+
+  assign in_ready = !bank_full[write_bank];
+  assign in_fire = in_valid && in_ready;
+  assign in_row_done = in_fire && write_chunk == LAST_CHUNK;
+  assign row_valid = bank_full[read_bank];
+
+  always_ff @(posedge clk) begin
+    if (in_fire) banks[{write_bank, write_chunk}] <= in_data;
+  end
+
+  always_ff @(posedge clk) begin
+    if (read_en) read_data <= banks[{read_bank, read_chunk}];
+  end
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      write_bank  <= 1'b0;
+      write_chunk <= '0;
+      read_bank   <= 1'b0;
+    end else begin
+      if (in_fire) begin
+        write_chunk <= in_row_done ? '0 : write_chunk + 1'b1;
+        if (in_row_done) write_bank <= !write_bank;
+      end
+      if (read_en && read_last) read_bank <= !read_bank;
+    end
+  end
+
+  // The bank's last read happens at the edge that frees it.
+  always_ff @(posedge clk) begin
+    if (rst) bank_full <= 2'b00;
+    else begin
+      if (in_row_done) bank_full[write_bank] <= 1'b1;
+      if (read_en && read_last) bank_full[read_bank] <= 1'b0;
+    end
+  end
+endmodule
+)sv";
+}  // namespace mase::verilog::rtl
