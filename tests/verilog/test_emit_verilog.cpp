@@ -136,8 +136,8 @@ fs::path project_dir(const std::string& name) {
 }
 
 // Emits, lints and simulates with both simulators; every output word must match.
-void prove(const graph& g, const std::string& name, std::array<int, 4> parallelism,
-           const quantize_config& config = eight_bit()) {
+verilog::emit_info prove(const graph& g, const std::string& name, std::array<int, 4> parallelism,
+                         const quantize_config& config = eight_bit()) {
   const auto hw = hardware_graph(g, parallelism, config);
   const fs::path dir = project_dir(name);
   const auto [design, info] = run(hw, emit_verilog({.project_dir = dir, .samples = 6, .seed = 3}));
@@ -153,6 +153,7 @@ void prove(const graph& g, const std::string& name, std::array<int, 4> paralleli
     CHECK(r.failed == 0);
     CHECK(r.passed == words);
   }
+  return emitted;
 }
 
 }  // namespace
@@ -177,6 +178,12 @@ TEST_CASE("emit_verilog: a transformer feed-forward block with a residual add ma
           "[verilog]") {
   prove(feed_forward(), "ffn_2", {2, 2, 2, 2});
   prove(feed_forward(), "ffn_8", {8, 8, 8, 8});
+}
+
+TEST_CASE("emit_verilog: a residual whose branches arrive with different lanes gets a lane converter", "[verilog]") {
+  // x streams 8 lanes wide, fc2's output 2: the add reads both at 8 lanes.
+  const verilog::emit_info emitted = prove(feed_forward(), "ffn_8x2", {8, 2, 8, 8});
+  CHECK(emitted.lane_converters == 1);
 }
 
 TEST_CASE("emit_verilog: conv, batch norm, relu, average pool, flatten, linear match at two parallelism settings",

@@ -38,8 +38,8 @@ int run_emit_verilog(const emit_verilog_options& o) {
                               *hardware.at(name).meta.hardware.module);
   fmt::print("emitted {} in {:.2f} s: {} components: {}\n", emitted.project_dir.string(), seconds,
              emitted.components.size(), components);
-  fmt::print("  {} parallel multipliers, {} forks, {} casts; testbench: {} samples\n", emitted.multipliers,
-             emitted.forks, emitted.casts, emitted.samples);
+  fmt::print("  {} parallel multipliers, {} forks, {} casts, {} lane converters; testbench: {} samples\n",
+             emitted.multipliers, emitted.forks, emitted.casts, emitted.lane_converters, emitted.samples);
   for (const mase::verilog::linear_cost& l : emitted.linear_layers)
     fmt::print("  {}: {} multiply-accumulates per sample on {} multipliers (ideal {} cycles)\n", l.node,
                l.macs_per_sample, l.multipliers, l.ideal_cycles());

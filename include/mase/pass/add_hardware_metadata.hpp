@@ -15,7 +15,8 @@
 // row-major order. A graph input and every conv / pool output take the largest divisor of their
 // innermost dimension that is at most max_parallelism[0]; a linear layer's output-feature tile
 // (WEIGHT_PARALLELISM_DIM_1, and so its output lanes) the largest divisor of out_features at most
-// max_parallelism[1]; every other node keeps its input's lanes. MASE takes min(max, size), which
+// max_parallelism[1]; every other node keeps its input's lanes (a two-input element-wise node,
+// its first input's: the emitter converts the second). MASE takes min(max, size), which
 // its components then require to divide the size; taking a divisor makes that hold by
 // construction.
 //
@@ -298,10 +299,8 @@ struct add_hardware_metadata_pass {
                             n.name, op, input_lanes(0), input_lanes(1), a.back(), b.back()));
         out_lanes = largest_divisor_at_most(b.back(), tile_limit);
       } else if (component->module == "mase_binary") {
-        require(input_lanes(0) == input_lanes(1),
-                fmt::format("add_hardware_metadata: node {} ({}): its inputs arrive {} and {} lanes wide; an "
-                            "element-wise component needs equal lanes, so give max_parallelism[0] and [1] one value",
-                            n.name, op, input_lanes(0), input_lanes(1)));
+        // Both inputs in input 0's lanes: the emitter converts the other stream when it differs.
+        params.insert_or_assign("DATA_IN_1_PARALLELISM_DIM_0", input_lanes(0));
         require(detail::entry_meta(n, "data_in_0")->shape == detail::entry_meta(n, "data_in_1")->shape,
                 fmt::format("add_hardware_metadata: node {} ({}): its inputs have different shapes; the hardware "
                             "does not broadcast",

@@ -9,6 +9,7 @@
 #include <mase/verilog/rtl/mase_cast.hpp>
 #include <mase/verilog/rtl/mase_conv2d.hpp>
 #include <mase/verilog/rtl/mase_fifo.hpp>
+#include <mase/verilog/rtl/mase_lanes.hpp>
 #include <mase/verilog/rtl/mase_linear.hpp>
 #include <mase/verilog/rtl/mase_lut.hpp>
 #include <mase/verilog/rtl/mase_matmul.hpp>
@@ -29,12 +30,13 @@
 
 namespace mase::verilog {
 
-inline constexpr std::array<std::pair<std::string_view, std::string_view>, 14> component_library{{
+inline constexpr std::array<std::pair<std::string_view, std::string_view>, 15> component_library{{
     {"mase_batch_norm", rtl::mase_batch_norm},
     {"mase_binary", rtl::mase_binary},
     {"mase_cast", rtl::mase_cast},
     {"mase_conv2d", rtl::mase_conv2d},
     {"mase_fifo", rtl::mase_fifo},
+    {"mase_lanes", rtl::mase_lanes},
     {"mase_linear", rtl::mase_linear},
     {"mase_lut", rtl::mase_lut},
     {"mase_matmul", rtl::mase_matmul},

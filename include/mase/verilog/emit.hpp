@@ -15,7 +15,8 @@
 // Wiring: implicit nodes (flatten, reshape, view, dropout, identity) are followed through to the
 // component or graph input that produces their stream. A stream read by several components is
 // forked through one FIFO per reader, deep enough that a long branch (a residual's) never
-// starves the short one into a deadlock. An edge whose formats differ gets the hardware cast
+// starves the short one into a deadlock. An edge whose reader takes another number of lanes
+// gets a lane converter (mase_lanes), and an edge whose formats differ gets the hardware cast
 // (floor, saturate): the cast the bit-exact evaluator applies between fixed-point nodes.
 
 #include <mase/core/error.hpp>
@@ -84,7 +85,7 @@ struct emit_info {
   std::vector<linear_cost> linear_layers{};
   std::int64_t samples = 0;
   std::int64_t multipliers = 0;  // parallel multipliers instantiated
-  std::int64_t forks = 0, casts = 0;
+  std::int64_t forks = 0, casts = 0, lane_converters = 0;
 };
 
 namespace detail {
@@ -568,18 +569,32 @@ private:
       const auto sink_format = [&](const sink& k) {
         return k.top_output >= 0 ? s.format : fixed_of(g_[k.consumer], data_in_name(k.input));
       };
-      for (const sink& k : s.sinks)
-        if (k.top_output < 0)
-          require(param_int(g_[k.consumer], fmt::format("DATA_IN_{}_PARALLELISM_DIM_0", k.input)) == s.lanes,
-                  fmt::format("emit_verilog: node {} reads {} lanes, but its producer sends {}; run add_hardware_metadata "
-                              "again after changing the graph",
-                              g_[k.consumer].name, param_int(g_[k.consumer], fmt::format("DATA_IN_{}_PARALLELISM_DIM_0", k.input)),
-                              s.lanes));
-      if (s.sinks.size() == 1) {
-        const sink& k = s.sinks.front();
+      const auto sink_lanes = [&](const sink& k) {
+        return k.top_output >= 0 ? s.lanes : param_int(g_[k.consumer], fmt::format("DATA_IN_{}_PARALLELISM_DIM_0", k.input));
+      };
+      // One reader's edge from the stream `data` (with its _valid and _ready): a lane converter when
+      // the reader takes another number of lanes, then the cast when its format differs.
+      const auto connect = [&](const std::string& data, const sink& k) {
         const std::string to = sink_signal(k);
-        body += connect_data(from, s.format, to, sink_format(k), s.lanes);
-        body += fmt::format("  assign {}_valid = {}_valid;\n  assign {}_ready = {}_ready;\n", to, from, from, to);
+        std::string stream = data;
+        const std::int64_t lanes = sink_lanes(k);
+        if (lanes != s.lanes) {
+          ++info_.lane_converters;
+          modules.insert("mase_lanes");
+          stream = to + "_lanes";
+          body += fmt::format("  logic [{}:0] {};\n  logic {}_valid, {}_ready;\n", lanes * s.format.width - 1, stream,
+                              stream, stream);
+          body += fmt::format("  mase_lanes #(.WIDTH({}), .IN_LANES({}), .OUT_LANES({})) {}_converter (\n"
+                              "    .clk(clk), .rst(rst),\n    .data_in({}), .data_in_valid({}_valid), "
+                              ".data_in_ready({}_ready),\n    .data_out({}), .data_out_valid({}_valid), "
+                              ".data_out_ready({}_ready)\n  );\n",
+                              s.format.width, s.lanes, lanes, stream, data, data, data, stream, stream, stream);
+        }
+        body += connect_data(stream, s.format, to, sink_format(k), lanes);
+        body += fmt::format("  assign {}_valid = {}_valid;\n  assign {}_ready = {}_ready;\n", to, stream, stream, to);
+      };
+      if (s.sinks.size() == 1) {
+        connect(from, s.sinks.front());
         continue;
       }
       // A fork: every reader gets every word through its own FIFO; the producer advances when all have room.
@@ -591,13 +606,13 @@ private:
       std::string all_ready;
       for (std::size_t j = 0; j < s.sinks.size(); ++j) {
         const std::string fifo = fmt::format("{}_fork_{}", from, j);
-        const std::string to = sink_signal(s.sinks[j]);
-        body += fmt::format("  logic [{}:0] {}_data;\n  logic {}_in_ready;\n", bits - 1, fifo, fifo);
+        body += fmt::format("  logic [{}:0] {}_data;\n  logic {}_data_valid, {}_data_ready, {}_in_ready;\n", bits - 1,
+                            fifo, fifo, fifo, fifo);
         body += fmt::format("  mase_fifo #(.WIDTH({}), .DEPTH({})) {} (\n    .clk(clk), .rst(rst),\n    .in_data({}), "
                             ".in_valid({}_valid & {}_ready), .in_ready({}_in_ready),\n    .out_data({}_data), "
-                            ".out_valid({}_valid), .out_ready({}_ready)\n  );\n",
-                            bits, depth, fifo, from, from, from, fifo, fifo, to, to);
-        body += connect_data(fifo + "_data", s.format, to, sink_format(s.sinks[j]), s.lanes);
+                            ".out_valid({}_data_valid), .out_ready({}_data_ready)\n  );\n",
+                            bits, depth, fifo, from, from, from, fifo, fifo, fifo, fifo);
+        connect(fifo + "_data", s.sinks[j]);
         all_ready += fmt::format("{}{}_in_ready", all_ready.empty() ? "" : " & ", fifo);
       }
       body += fmt::format("  assign {}_ready = {};\n", from, all_ready);
