@@ -28,6 +28,7 @@
 #include <mase/ir/graph.hpp>
 #include <mase/ir/metadata.hpp>
 #include <mase/pass/pipeline.hpp>
+#include <mase/pass/quantize.hpp>
 
 #include <algorithm>
 #include <array>
@@ -258,16 +259,14 @@ struct add_hardware_metadata_pass {
         add_window_parameters(params, maxp->kernel_size, maxp->stride.empty() ? maxp->kernel_size : maxp->stride,
                               maxp->padding, maxp->dilation);
       } else if (const auto* avgp = std::get_if<op::avg_pool2d>(&n.op)) {
-        const fixed_fmt in = detail::hardware_format(n, "data_in_0");
-        const std::int64_t area = detail::window_dim(avgp->kernel_size, 0, 1) * detail::window_dim(avgp->kernel_size, 1, 1);
-        const bool exact = !avgp->ceil_mode && (avgp->count_include_pad || std::all_of(avgp->padding.begin(), avgp->padding.end(), [](std::int64_t p) { return p == 0; })) &&
-                           (avgp->divisor_override == 0 || avgp->divisor_override == area) &&
-                           std::has_single_bit(static_cast<std::uint64_t>(area));
-        require(exact, fmt::format("add_hardware_metadata: node {} (avg_pool2d): only windows whose divisor is the "
-                                   "same power of two everywhere have hardware (the mean is then exact); this one "
-                                   "divides by {}{}",
-                                   n.name, area, avgp->ceil_mode ? " with ceil_mode" : ""));
-        (void)in;
+        // The hardware sums the window; that is the mean only in the exact format quantize gives it.
+        const std::optional<fixed_fmt> mean = mase::detail::exact_mean_format(n, format(detail::hardware_format(n, "data_in_0")));
+        require(mean.has_value(),
+                fmt::format("add_hardware_metadata: node {} (avg_pool2d): only a window whose divisor is the same "
+                            "power of two everywhere has hardware (the mean is then exact); this one divides by {}{}",
+                            n.name,
+                            detail::window_dim(avgp->kernel_size, 0, 1) * detail::window_dim(avgp->kernel_size, 1, 1),
+                            avgp->ceil_mode ? " with ceil_mode" : ""));
         out_lanes = largest_divisor_at_most(detail::innermost(n, "data_out_0"), stream_limit);
         params.insert_or_assign("MODE", std::int64_t{1});
         add_window_parameters(params, avgp->kernel_size, avgp->stride.empty() ? avgp->kernel_size : avgp->stride,

@@ -54,14 +54,16 @@ inline std::string_view component_source(std::string_view module) {
   throw error(fmt::format("emit_verilog: no component module named {}", module));
 }
 
+// A character of a Verilog identifier.
+constexpr bool is_name_char(char c) noexcept {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
 // The names of the module's parameters, in declaration order: every `parameter [type] NAME =`
 // in its header (the text between `#(` and the port list).
 inline std::vector<std::string> component_parameters(std::string_view module) {
   const std::string_view text = component_source(module);
   std::vector<std::string> names;
-  const auto is_name_char = [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-  };
   for (std::size_t at = text.find("parameter"); at != std::string_view::npos; at = text.find("parameter", at + 1)) {
     if (at > 0 && is_name_char(text[at - 1])) continue;  // localparameter-like words
     const std::size_t equals = text.find('=', at);

@@ -134,9 +134,6 @@ inline std::string stream_name(const node& n, std::string_view entry) { return f
 
 // Whether the module's text uses an identifier (clk, rst: combinational modules have neither).
 inline bool uses_identifier(std::string_view text, std::string_view id) {
-  const auto is_name_char = [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-  };
   for (std::size_t at = text.find(id); at != std::string_view::npos; at = text.find(id, at + 1)) {
     const bool left = at == 0 || !is_name_char(text[at - 1]);
     const bool right = at + id.size() >= text.size() || !is_name_char(text[at + id.size()]);
@@ -159,7 +156,7 @@ inline std::vector<std::int64_t> quantized_codes(const node& n, std::string_view
   tensor q = value;
   quantize(format(f), value.values(), value.shape(), q.values());
   std::vector<std::int64_t> codes(q.size());
-  for (std::size_t i = 0; i < q.size(); ++i) codes[i] = code_of(q.data()[i], f);
+  for (std::size_t i = 0; i < q.size(); ++i) codes[i] = eval::raw_of(q.data()[i], f.frac);
   return codes;
 }
 
@@ -193,7 +190,7 @@ inline std::vector<std::int64_t> lut_codes(const node& n) {
   });
   require(!table.empty(), fmt::format("emit_verilog: node {} ({}) has no scalar function to tabulate", n.name, n.op_name()));
   std::vector<std::int64_t> codes(table.size());
-  for (std::size_t i = 0; i < table.size(); ++i) codes[i] = code_of(table[i], out);
+  for (std::size_t i = 0; i < table.size(); ++i) codes[i] = eval::raw_of(table[i], out.frac);
   return codes;
 }
 
@@ -410,7 +407,7 @@ private:
 
   static std::string stream_words(const tensor& t, const fixed_fmt& f, std::int64_t lanes) {
     std::vector<std::int64_t> codes(t.size());
-    for (std::size_t i = 0; i < t.size(); ++i) codes[i] = code_of(t.data()[i], f);
+    for (std::size_t i = 0; i < t.size(); ++i) codes[i] = eval::raw_of(t.data()[i], f.frac);
     return rom_file(codes, lanes, f.width);
   }
 
@@ -543,7 +540,8 @@ private:
   // The data of one edge, cast if the reader's format differs.
   std::string connect_data(const std::string& from, const fixed_fmt& from_fmt, const std::string& to,
                            const fixed_fmt& to_fmt, std::int64_t lanes) {
-    if (from_fmt == to_fmt || (from_fmt.width == to_fmt.width && from_fmt.frac == to_fmt.frac && from_fmt.ovf == to_fmt.ovf))
+    // Same width, fraction and overflow: the cast is the identity (rounding modes do not act on it).
+    if (from_fmt.width == to_fmt.width && from_fmt.frac == to_fmt.frac && from_fmt.ovf == to_fmt.ovf)
       return fmt::format("  assign {} = {};\n", to, from);
     ++info_.casts;
     return fmt::format("  mase_cast #(.IN_WIDTH({}), .IN_FRAC({}), .OUT_WIDTH({}), .OUT_FRAC({}), .SYMMETRIC({}), "
@@ -633,9 +631,8 @@ private:
   std::string top_text() const {
     std::string params, ports = "  input  logic clk,\n  input  logic rst", body;
     const auto add = [&](const stream_port& p, bool input) {
-      const std::string key = fmt::format("{}", p.name);
-      std::string upper = key;
-      for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      const std::string& key = p.name;
+      const std::string upper = mase::detail::upper(key);
       params += fmt::format("{}  parameter int {}_PRECISION_0 = {},\n  parameter int {}_PRECISION_1 = {},\n"
                             "  parameter int {}_PARALLELISM_DIM_0 = {}",
                             params.empty() ? "" : ",\n", upper, p.format.width, upper, p.format.frac, upper, p.lanes);

@@ -3,10 +3,6 @@
 // least significant bits), written as ceil(bits / 4) hex digits, most significant first. Packing
 // whole words (not element by element) is what makes widths that are not multiples of 4 exact.
 
-#include <mase/core/error.hpp>
-#include <mase/format/fixed.hpp>
-
-#include <cmath>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -28,11 +24,6 @@ inline void append_hex_word(std::string& out, std::span<const std::int64_t> code
     out.push_back("0123456789abcdef"[nibble]);
   }
   out.push_back('\n');
-}
-
-// The two's-complement code of an exact fixed-point value.
-inline std::int64_t code_of(float value, const fixed_fmt& f) {
-  return static_cast<std::int64_t>(std::llround(std::ldexp(static_cast<double>(value), f.frac)));
 }
 
 }  // namespace mase::verilog
