@@ -1,5 +1,5 @@
 // Conformance of mase::compat against outputs produced by MASE's own Python code
-// (/work/shared/refs/mase_quantizers.jsonl, format in /work/shared/spec/quantizers.md), plus
+// (tests/fixtures/mase_refs/, see its README), plus
 // hand-checked facts the spec states in prose and checks of the blocking rules.
 
 #include <mase/quant/blocking.hpp>
