@@ -87,7 +87,7 @@ struct onnx_test_options {
 struct emit_verilog_options {
   fs::path model;
   std::vector<std::string> input_shapes;
-  bool raise = false;
+  bool raise = true;  // the components are coarse ops (linear, gelu, …), not the exporter's fine-grained patterns
   fs::path config;
   fs::path out;
   std::vector<std::string> inputs;  // optional testbench stimulus, NAME=FILE
@@ -128,8 +128,12 @@ struct loaded_model {
 std::pair<std::string, std::string> split_assignment(std::string_view text, std::string_view option);
 
 // Loads `file` with --input-shape overrides ("x=1,3,224,224"); with `raise`, then rewrites
-// the exporter's fine-grained patterns into coarse ops (raise_granularity).
-loaded_model load_model(const fs::path& file, const std::vector<std::string>& input_shapes, bool raise);
+// the exporter's fine-grained patterns into coarse ops (raise_granularity). `inputs` are the
+// command's --input NAME=FILE options: the first file of each input gives the model's symbolic
+// dimensions their sizes (import_options::data_shapes), and a file whose shape contradicts the
+// model is an error naming it.
+loaded_model load_model(const fs::path& file, const std::vector<std::string>& input_shapes, bool raise,
+                        const std::vector<std::string>& inputs = {});
 // raise_granularity in place, as a plain function (what backend_test_options::transform takes).
 void raise_in_place(mase::graph& g);
 
@@ -187,6 +191,7 @@ private:
 // --- the quantization flow (quantize_flow.cpp) ----------------------------------------------
 
 struct quantized_model {
+  std::string derived_formats;  // the formats the config did not give (node_quantization::derived), as a table
   mase::graph before;     // after add_common_metadata, float32 everywhere
   mase::graph quantized;  // after quantize
   std::string summary;    // summarize_quantization's table
@@ -195,8 +200,9 @@ struct quantized_model {
 };
 
 // init_metadata | add_common_metadata (a run on `dummy_inputs` when given, else the shape rules)
-// | quantize(the TOML config in `config`).
+// | quantize(the TOML config in `config`). `for_hardware` gives results the config leaves float a
+// format the hardware components take (quantize_config::hardware_formats).
 quantized_model quantize_graph(const mase::graph& g, const fs::path& config,
-                               const mase::ordered_map<mase::tensor>* dummy_inputs);
+                               const mase::ordered_map<mase::tensor>* dummy_inputs, bool for_hardware = false);
 
 }  // namespace mase_cli

@@ -14,12 +14,12 @@
 namespace mase_cli {
 
 int run_emit_verilog(const emit_verilog_options& o) {
-  const loaded_model model = load_model(o.model, o.input_shapes, o.raise);
+  const loaded_model model = load_model(o.model, o.input_shapes, o.raise, o.inputs);
   std::array<int, 4> parallelism{};
   for (std::size_t i = 0; i < parallelism.size(); ++i)
     parallelism[i] = o.parallelism.empty() ? 4 : o.parallelism[std::min(i, o.parallelism.size() - 1)];
 
-  const quantized_model q = quantize_graph(model.graph, o.config, nullptr);
+  const quantized_model q = quantize_graph(model.graph, o.config, nullptr, /*for_hardware=*/true);
   const auto start = std::chrono::steady_clock::now();
   const auto hardware = mase::graph_with<mase::fact::common_metadata, mase::fact::quantized>(q.quantized) |
                         mase::add_hardware_metadata({.max_parallelism = parallelism});
@@ -43,6 +43,9 @@ int run_emit_verilog(const emit_verilog_options& o) {
   for (const mase::verilog::linear_cost& l : emitted.linear_layers)
     fmt::print("  {}: {} multiply-accumulates per sample on {} multipliers (ideal {} cycles)\n", l.node,
                l.macs_per_sample, l.multipliers, l.ideal_cycles());
+  fmt::print("formats the config does not give, derived for the hardware (give data_out_width and "
+             "data_out_frac_width in the node's config to choose them):\n{}",
+             q.derived_formats);
 
   int status = 0;
   if (o.lint) {

@@ -39,7 +39,7 @@ int run_profile(const profile_options& o) {
   else if (o.statistic == "range_quantile") statistic = mase::stats::range_quantile_options{.dims = {}, .abs = o.abs};
   else throw usage_error(fmt::format("--statistic must be range_min_max or range_quantile, not \"{}\"", o.statistic));
 
-  const loaded_model model = load_model(o.model, o.input_shapes, o.raise);
+  const loaded_model model = load_model(o.model, o.input_shapes, o.raise, o.inputs);
   const input_batches batches(model, o.inputs);
   if (batches.empty()) throw usage_error("mase profile needs the model's inputs: --input NAME=FILE (one per batch)");
   const std::size_t runs = o.batches.value_or(batches.size());

@@ -11,7 +11,7 @@
 namespace mase_cli {
 
 int run_quantize(const quantize_options& o) {
-  const loaded_model model = load_model(o.model, o.input_shapes, o.raise);
+  const loaded_model model = load_model(o.model, o.input_shapes, o.raise, o.inputs);
   const input_batches batches(model, o.inputs);
   if (batches.size() > 1) throw usage_error("mase quantize takes each --input once (one dummy run)");
   std::optional<mase::ordered_map<mase::tensor>> dummy;

@@ -32,7 +32,7 @@ int run_run(const run_options& o) {
   if (o.format != "pb" && o.format != "npy")
     throw usage_error(fmt::format("--format must be pb or npy, not \"{}\"", o.format));
 
-  const loaded_model model = load_model(o.model, o.input_shapes, o.raise);
+  const loaded_model model = load_model(o.model, o.input_shapes, o.raise, o.inputs);
   const input_batches batches(model, o.inputs);
   if (batches.empty()) throw usage_error("mase run needs the model's inputs: --input NAME=FILE");
 

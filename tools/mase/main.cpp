@@ -144,7 +144,10 @@ int main(int argc, char** argv) {
                       "lint, simulate and synthesize it");
   add_model_argument(*emit_cmd, emit.model);
   add_input_shape_option(*emit_cmd, emit.input_shapes);
-  add_raise_flag(*emit_cmd, emit.raise);
+  // Raised by default: the hardware components are coarse ops (an exporter's Erf GELU has none).
+  emit_cmd->add_flag("--raise,!--no-raise", emit.raise,
+                     "Rewrite the exporter's fine-grained patterns into coarse ops (raise_granularity) before "
+                     "quantizing; on by default, --no-raise turns it off");
   emit_cmd->add_option("-c,--config", emit.config, "The MASE TOML config; every node with hardware must be fixed point")
       ->required()
       ->type_name("Q.toml");

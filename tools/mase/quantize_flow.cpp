@@ -8,16 +8,18 @@
 #include <mase/pass/pipeline.hpp>
 #include <mase/pass/quantization_report.hpp>
 #include <mase/pass/quantize.hpp>
+#include <mase/pass/report_tables.hpp>
 
 #include <sstream>
 
 namespace mase_cli {
 
 quantized_model quantize_graph(const mase::graph& g, const fs::path& config_file,
-                               const mase::ordered_map<mase::tensor>* dummy_inputs) {
+                               const mase::ordered_map<mase::tensor>* dummy_inputs, bool for_hardware) {
   mase::quantize_config config = mase::load_quantize_config(config_file);
   // The tool prints the summary itself (mase quantize) or not at all (mase run).
   config.report = false;
+  config.hardware_formats = for_hardware;
 
   mase::graph before = dummy_inputs != nullptr
                            ? mase::graph(g | mase::init_metadata |
@@ -28,9 +30,16 @@ quantized_model quantize_graph(const mase::graph& g, const fs::path& config_file
 
   std::ostringstream summary;
   mase::summarize_quantization(before, quantized).write(summary);
+  mase::detail::text_table derived({"Node name", "Mase op", "Entry", "Format", "Derived"});
+  for (const mase::node_quantization& n : record.nodes)
+    for (const mase::derived_format& d : n.derived)
+      derived.add_row({n.name, n.mase_op, d.entry, mase::to_string(d.chosen), d.reason});
+  std::ostringstream derived_text;
+  derived.write(derived_text);
   return {.before = std::move(before),
           .quantized = std::move(quantized),
           .summary = std::move(summary).str(),
+          .derived_formats = std::move(derived_text).str(),
           .quantized_nodes = record.count(mase::quantize_outcome::quantized),
           .bypassed_nodes = record.count(mase::quantize_outcome::bypassed)};
 }

@@ -53,14 +53,33 @@ mase::shape parse_dims(std::string_view text, std::string_view whole) {
 
 void raise_in_place(mase::graph& g) { mase::raise_granularity_of(g); }
 
-loaded_model load_model(const fs::path& file, const std::vector<std::string>& input_shapes, bool raise) {
+loaded_model load_model(const fs::path& file, const std::vector<std::string>& input_shapes, bool raise,
+                        const std::vector<std::string>& inputs) {
   mase::onnx::import_options options;
   for (const std::string& text : input_shapes) {
     const auto [name, dims] = split_assignment(text, "--input-shape");
     if (options.input_shapes.contains(name)) throw usage_error(fmt::format("--input-shape gives \"{}\" twice", name));
     options.input_shapes.insert_or_assign(name, parse_dims(dims, text));
   }
-  mase::onnx::imported_model m = mase::onnx::load_model(file, options);
+  // The first file of each --input: a model exported with a symbolic batch takes it from there.
+  mase::ordered_map<std::string> data_files;
+  for (const std::string& text : inputs) {
+    auto [name, data_file] = split_assignment(text, "--input");
+    if (data_files.contains(name) || options.input_shapes.contains(name)) continue;
+    options.data_shapes.insert_or_assign(name, read_tensor_file(data_file).shape());
+    data_files.insert_or_assign(std::move(name), std::move(data_file));
+  }
+  mase::onnx::imported_model m;
+  try {
+    m = mase::onnx::load_model(file, options);
+  } catch (const mase::onnx::input_data_mismatch& e) {
+    std::string given;
+    for (const std::string& name : e.inputs)
+      given += fmt::format("{}{}={}", given.empty() ? "" : ", ", name, data_files.at(name));
+    std::string_view what = e.what();
+    if (const std::string source = file.string() + ": "; what.starts_with(source)) what.remove_prefix(source.size());
+    throw mase::error(fmt::format("{} on {}: {}", file.string(), given, what));
+  }
   loaded_model out{.file = file, .graph = std::move(m.graph), .inputs = {}, .outputs = {}, .opset = m.opset,
                    .producer = std::move(m.producer)};
   for (mase::onnx::port& p : m.inputs) out.inputs.push_back({std::move(p.onnx_name), std::move(p.node)});

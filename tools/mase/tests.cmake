@@ -142,3 +142,64 @@ mase_cli_check(NAME emit_verilog_not_fixed_point
                ARGS emit-verilog ${mase_cli_mlp} --config ${mase_cli_fixtures}/quantize/minifloat_ieee.toml
                     --out ${mase_cli_out}/emit_verilog_minifloat
                RC 1 ONE_LINE STDERR "node [a-z0-9_]+ \\(linear\\): data_in_0 has format .*fixed point")
+
+# PyTorch exports that met frictions (tests/fixtures/onnx_export, make_export_fixtures.py).
+set(mase_cli_exports "${mase_cli_fixtures}/onnx_export")
+set(mase_cli_gelu_mlp "${mase_cli_exports}/mlp_gelu_dynamic_batch")
+# Against PyTorch's outputs: the MLP with a symbolic batch (its data set gives 5), and the ViT
+# class token, whose expand(-1, …) exports as Equal and Where on constants, folded at import.
+mase_cli_check(NAME onnx_test_exports
+               ARGS onnx-test ${mase_cli_gelu_mlp} ${mase_cli_exports}/expand_class_token --require-all RC 0
+               STDOUT "PASS mlp_gelu_dynamic_batch\nPASS expand_class_token\n2 passed, 0 failed, 0 skipped\n$")
+mase_cli_check(NAME onnx_test_exports_raised
+               ARGS onnx-test ${mase_cli_gelu_mlp} ${mase_cli_exports}/expand_class_token --raise --require-all RC 0
+               STDOUT "2 passed, 0 failed, 0 skipped\n$")
+# run takes a symbolic batch from the input file (.npy and .pb), and writes what a fresh
+# evaluation gives (check_run_output.cmake; onnx_test_exports checks that against PyTorch).
+foreach(kind IN ITEMS pb npy)
+  if(kind STREQUAL "pb")
+    set(input "${mase_cli_gelu_mlp}/test_data_set_0/input_0.pb")
+  else()
+    set(input "${mase_cli_exports}/mlp_gelu_input.npy")
+  endif()
+  add_test(NAME "mase_cli/run_symbolic_batch_${kind}"
+           COMMAND ${CMAKE_COMMAND} "-DMASE=$<TARGET_FILE:mase_cli>" "-DMODEL=${mase_cli_gelu_mlp}/model.onnx"
+                   "-DINPUT=x=${input}" "-DREFERENCE_INPUT=${mase_cli_gelu_mlp}/test_data_set_0/input_0.pb"
+                   -DOUTPUT_NAME=y "-DOUT=${mase_cli_out}/run_symbolic_batch_${kind}"
+                   -P "${CMAKE_CURRENT_SOURCE_DIR}/check_run_output.cmake")
+endforeach()
+mase_cli_check(NAME run_symbolic_batch_shape ARGS run ${mase_cli_gelu_mlp}/model.onnx
+               -i x=${mase_cli_exports}/mlp_gelu_input.npy -o ${mase_cli_out}/run_symbolic_batch_shape RC 0
+               STDOUT "y\\.pb \\[5, 8\\]" FRESH_DIR ${mase_cli_out}/run_symbolic_batch_shape)
+# Data that contradicts a fixed dimension: one line naming the file and both shapes.
+mase_cli_check(NAME error_symbolic_batch_fixed_dimension ARGS run ${mase_cli_gelu_mlp}/model.onnx
+               -i x=${mase_cli_fixtures}/npy/f4_2x3.npy -o ${mase_cli_out}/symbolic_batch_wrong RC 1 ONE_LINE
+               STDERR "model\\.onnx on x=[^ ]*f4_2x3\\.npy: graph input \"x\" has shape \\[batch, 16\\] in the model, and the data given for it has shape \\[2, 3\\]: dimension 1 is fixed at 16\n")
+# onnx-test's report of a miss: the largest absolute and relative errors, each with where it is.
+# The expected output is perturbed on purpose (make_export_fixtures.py): [1, 2] by 0.5, [0, 1]
+# from 0.03125 to 0.125.
+mase_cli_check(NAME onnx_test_reports_largest_errors ARGS onnx-test ${mase_cli_exports}/perturbed_output RC 1
+               STDOUT "^FAIL perturbed_output: test_data_set_0: output y: 2 of 6 elements out of tolerance \\(atol 1e-07, rtol 0\\.001\\); largest absolute error 0\\.5 at y\\[1, 2\\] \\(flat index 5\\): 6 vs expected 6\\.5; largest relative error 0\\.75 at y\\[0, 1\\] \\(flat index 1\\): 0\\.03125 vs expected 0\\.125\n0 passed, 1 failed, 0 skipped\n$")
+# emit-verilog from MASE's own integer.toml (no data_out keys, integer relu) on the exported MLP
+# with GELU: raised by default, the formats the config leaves out derived and reported, the
+# design lint-clean and bit-exact in simulation on the fixture's 5 samples (5 × 8 output words).
+mase_cli_check(NAME emit_verilog_gelu_mlp_integer
+               ARGS emit-verilog ${mase_cli_gelu_mlp}/model.onnx -c ${mase_cli_config}
+                    -o ${mase_cli_out}/emit_verilog_gelu/mlp -i x=${mase_cli_gelu_mlp}/test_data_set_0/input_0.pb
+                    --lint --simulate verilator
+               RC 0
+               STDOUT "fc1 +linear +data_out_0 +fixed<21,6> +exact: the accumulator plus the bias\n[^\n]*gelu +data_out_0 +fixed<8,3> +default: its input's format \\(gelu has no finite exact result\\)\n.*relu +data_in_0 +fixed<9,3> +exact: integer's unsigned relu input.*lint \\(verilator --lint-only -Wall\\): clean\nverilator: 40 passed, 0 failed, [0-9]+ cycles.*-> bit-exact\n$"
+               FRESH_DIR ${mase_cli_out}/emit_verilog_gelu)
+# Without raising, the exporter's Erf has no component: one line naming the node.
+mase_cli_check(NAME emit_verilog_no_raise
+               ARGS emit-verilog ${mase_cli_gelu_mlp}/model.onnx -c ${mase_cli_config} --no-raise
+                    -o ${mase_cli_out}/emit_verilog_no_raise -i x=${mase_cli_gelu_mlp}/test_data_set_0/input_0.pb
+               RC 1 ONE_LINE STDERR "node [A-Za-z0-9_]+ \\((div|erf)\\) has no hardware component")
+
+# Output folders: -o ., .., ~, a folder of the user's sources, links, a read-only folder, and
+# mase run next to its own inputs; every user file is compared byte for byte (sha256).
+add_test(NAME mase_cli/output_folders_keep_user_files
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/check_output_folders.sh $<TARGET_FILE:mase_cli> ${mase_cli_mlp}
+                 ${mase_cli_hardware_config} ${mase_cli_mlp_input} ${mase_cli_out}/output_folders)
+set_tests_properties(mase_cli/output_folders_keep_user_files PROPERTIES
+                     PASS_REGULAR_EXPRESSION "every output folder check passed")

@@ -14,11 +14,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace mase::onnx {
 
@@ -49,29 +52,55 @@ inline std::vector<std::filesystem::path> numbered_files(const std::filesystem::
   return files;
 }
 
-// The worst element of `actual` against `expected`, as a message; empty when all are within.
+// "1, 2": the multi-index of flat element `flat` in a row-major tensor of shape `s`.
+inline std::string multi_index(std::size_t flat, const shape& s) {
+  std::vector<std::int64_t> index(static_cast<std::size_t>(s.size()));
+  for (int d = s.size() - 1; d >= 0; --d) {
+    const auto extent = static_cast<std::size_t>(s[d]);
+    index[static_cast<std::size_t>(d)] = static_cast<std::int64_t>(flat % extent);
+    flat /= extent;
+  }
+  return fmt::format("{}", fmt::join(index, ", "));
+}
+
+// Where an output misses the tolerance, as a message: how many elements miss it, then the largest
+// absolute and the largest relative error (|actual - expected| / |expected|) with where each is
+// (flat index and multi-index) and both values, so that a reader can tell float noise (tiny
+// errors, or relative ones only near zero) from a bug. Empty when every element is within.
 inline std::string compare_outputs(const tensor& actual, const tensor& expected, const std::string& name, double rtol,
                                    double atol) {
   if (!(actual.shape() == expected.shape()))
     return fmt::format("output {} has shape {}, expected {}", name, to_string(actual.shape()),
                        to_string(expected.shape()));
-  double worst_excess = 0.0;
-  std::size_t worst = 0;
+  struct worst_element {
+    double error = -1.0;
+    std::size_t index = 0;
+  };
+  worst_element absolute;
+  worst_element relative;
+  std::size_t misses = 0;
   for (std::size_t i = 0; i < actual.size(); ++i) {
     const double a = actual.data()[i];
     const double e = expected.data()[i];
     if (std::isnan(e) && std::isnan(a)) continue;
     if (std::isinf(e) && a == e) continue;
-    const double excess = std::isnan(a) || std::isnan(e) ? std::numeric_limits<double>::infinity()
-                                                          : std::abs(a - e) - (atol + rtol * std::abs(e));
-    if (excess > worst_excess) {
-      worst_excess = excess;
-      worst = i;
-    }
+    const bool nan_mismatch = std::isnan(a) || std::isnan(e);
+    const double difference = nan_mismatch ? std::numeric_limits<double>::infinity() : std::abs(a - e);
+    if (difference > atol + rtol * std::abs(e)) ++misses;
+    const double ratio = difference == 0.0 ? 0.0
+                         : e == 0.0        ? std::numeric_limits<double>::infinity()
+                                           : difference / std::abs(e);
+    if (difference > absolute.error) absolute = {difference, i};
+    if (ratio > relative.error) relative = {ratio, i};
   }
-  if (worst_excess <= 0.0) return {};
-  return fmt::format("output {} element {}: {} vs expected {} (|error| {:.3g})", name, worst, actual.data()[worst],
-                     expected.data()[worst], std::abs(double{actual.data()[worst]} - expected.data()[worst]));
+  if (misses == 0) return {};
+  const auto describe = [&](const worst_element& w) {
+    return fmt::format("{:.6g} at {}[{}] (flat index {}): {} vs expected {}", w.error, name,
+                       multi_index(w.index, actual.shape()), w.index, actual.data()[w.index], expected.data()[w.index]);
+  };
+  return fmt::format("output {}: {} of {} elements out of tolerance (atol {:g}, rtol {:g}); largest absolute error "
+                     "{}; largest relative error {}",
+                     name, misses, actual.size(), atol, rtol, describe(absolute), describe(relative));
 }
 
 }  // namespace detail

@@ -120,14 +120,20 @@ inline fixed_fmt hardware_format(const node& n, std::string_view entry) {
   require(t != nullptr, fmt::format("add_hardware_metadata: node {} ({}) has no metadata for {}; run "
                                     "add_common_metadata and quantize first",
                                     n.name, n.op_name(), entry));
+  // The MASE TOML keys that set this entry's format (data_out_0 → data_out_width, …).
+  const std::string_view operand = entry.starts_with("data_out") ? "data_out"
+                                   : entry.starts_with("data_in") ? "data_in"
+                                                                  : entry;
   require(t->precision.holds<fixed_fmt>(),
           fmt::format("add_hardware_metadata: node {} ({}): {} has format {}, but the hardware components are fixed "
-                      "point; quantize the node with a fixed-point config (name = \"fixed\" or \"integer\")",
-                      n.name, n.op_name(), entry, to_string(t->precision)));
+                      "point; quantize the node with a fixed-point config (name = \"fixed\" or \"integer\") that "
+                      "gives {}_width and {}_frac_width",
+                      n.name, n.op_name(), entry, to_string(t->precision), operand, operand));
   const fixed_fmt f = t->precision.get<fixed_fmt>();
   require(f.is_signed, fmt::format("add_hardware_metadata: node {} ({}): {} is unsigned ({}); the hardware "
-                                   "components are two's complement, so give it a signed format",
-                                   n.name, n.op_name(), entry, to_string(t->precision)));
+                                   "components are two's complement, so give its {} a signed format (name = "
+                                   "\"fixed\")",
+                                   n.name, n.op_name(), entry, to_string(t->precision), operand));
   return f;
 }
 

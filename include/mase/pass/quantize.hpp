@@ -42,6 +42,14 @@
 //   anything else: float32.
 // Derived fixed formats take the data_in format's rounding and overflow.
 //
+// For hardware (quantize_config::hardware_formats, what `mase emit-verilog` sets), results the
+// config leaves float get a format the components take instead: the activations the hardware
+// tabulates (gelu, sigmoid, tanh, …) their input's format, a documented default (their results
+// have no finite exact format; for these functions the input's range holds the result except
+// where it saturates, and the table is the evaluator's own, so hardware and evaluator agree);
+// and integer's unsigned relu input (below) becomes signed and one bit wider, which holds the
+// same values after the relu. Each choice is recorded in node_quantization::derived.
+//
 // Then formats flow: every node not quantized reads its producers' result formats into its
 // data_in_i, and nodes that only move data (flatten, reshape, view, permute, transpose, squeeze,
 // unsqueeze, dropout, identity, getitem, split, slice, max pools, relu, output; cat when its
@@ -127,9 +135,13 @@ struct quantize_config {
   std::vector<std::pair<std::string, node_quantize_config>> entries{};
   bool report = false;  // MASE's `report = true`: print summarize_quantization's table to std::cout
   config_source source{};  // not part of the value: two configs are equal whatever their origin
+  // Not a TOML key: give results the config leaves float a fixed-point format the hardware
+  // components take (see the top of this file); the hardware flow sets it.
+  bool hardware_formats = false;
 
   friend bool operator==(const quantize_config& a, const quantize_config& b) {
-    return a.by == b.by && a.default_config == b.default_config && a.entries == b.entries && a.report == b.report;
+    return a.by == b.by && a.default_config == b.default_config && a.entries == b.entries && a.report == b.report &&
+           a.hardware_formats == b.hardware_formats;
   }
 };
 
@@ -162,12 +174,22 @@ struct precision_change {
 };
 
 struct node_quantization {
+// A format the config did not give, chosen by the pass: each result of a quantized node without
+// data_out, and (for hardware) a relu input made signed.
+struct derived_format {
+  std::string entry;   // data_out_0, data_in_0, …
+  format chosen;
+  std::string reason;  // "exact: …" (lossless) or "default: …"
+  friend bool operator==(const derived_format&, const derived_format&) = default;
+};
+
   std::string name{};
   std::string mase_op{};
   quantize_outcome outcome = quantize_outcome::not_quantizable;
   std::string config_entry{};               // the key that applied ("default", an op, a name, a pattern); "" if none
   std::vector<precision_change> changes{};  // includes formats that flowed in from producers
 };
+  std::vector<derived_format> derived{};    // formats the config did not give
 
 struct quantize_info {
   std::vector<node_quantization> nodes{};  // topological order
@@ -441,6 +463,22 @@ inline void check_operands_fit(const resolved_entry& e, const quantizable_op& q,
 }
 
 // The result format when the config gives none (see the top of this file). `c` holds the
+// The activations mase's hardware tabulates (mase_lut): one input, one result, element by element.
+inline constexpr std::array<std::string_view, 13> tabulated_activations{
+    "gelu", "sigmoid", "tanh", "silu", "elu", "selu", "softplus", "softsign", "leaky_relu", "hardswish",
+    "hardsigmoid", "hardtanh", "relu6"};
+
+inline bool is_tabulated_activation(std::string_view op) {
+  return std::find(tabulated_activations.begin(), tabulated_activations.end(), op) != tabulated_activations.end();
+}
+
+// Why derived_result_format chose a fixed result, for node_quantization::derived.
+inline std::string derived_result_reason(std::string_view op, bool has_bias) {
+  if (op == "relu") return "exact: its input's format";
+  if (op == "add" || op == "sub" || op == "mul") return fmt::format("exact: the {} of its inputs' formats", op == "add" ? "sum" : op == "sub" ? "difference" : "product");
+  return has_bias ? "exact: the accumulator plus the bias" : "exact: the accumulator";
+}
+
 // node's operand formats already set.
 inline format derived_result_format(const node& n, const common_meta& c) {
   const auto fixed_arg = [&](std::string_view entry) -> std::optional<fixed_fmt> {
@@ -565,8 +603,9 @@ inline void propagate_formats(const graph& g, node& n) {
   }
 }
 
-// Sets a quantized node's formats.
-inline void apply_formats(node& n, const quantizable_op& q, const resolved_entry& e) {
+// Sets a quantized node's formats; records those the config did not give in `derived`.
+inline void apply_formats(node& n, const quantizable_op& q, const resolved_entry& e, bool hardware,
+                          std::vector<derived_format>& derived) {
   const operand_formats& f = *e.formats;
   common_meta& c = n.meta.common;
   const auto missing = [&](std::string_view operand, std::string_view why) {
@@ -585,6 +624,9 @@ inline void apply_formats(node& n, const quantizable_op& q, const resolved_entry
   // MASE's relu_integer / ReLUInteger quantize their input unsigned (negatives become 0, and
   // the positive range doubles); its fixed-point RTL relu is signed, as "fixed" configs are.
   const bool unsigned_input = q.op == "relu" && e.arithmetic != nullptr && e.arithmetic->name == "integer" &&
+  // For hardware (two's complement only) the unsigned input becomes signed with one more bit:
+  // after saturating, the relu leaves exactly the values the unsigned format holds. (A wrapping
+  // format would keep negative codes, so it stays unsigned and add_hardware_metadata refuses it.)
                               f.data_in->holds<fixed_fmt>();
   for (std::size_t i = 0; i < n.inputs.size(); ++i)
     if (tensor_meta* arg = tensor_arg(c, data_in_name(i))) {
@@ -593,14 +635,32 @@ inline void apply_formats(node& n, const quantizable_op& q, const resolved_entry
         fixed_fmt u = f.data_in->get<fixed_fmt>();
         u.is_signed = false;
         arg->precision = u;
+        if (hardware && u.ovf != overflow::wrap && u.width < max_fixed_width) {
+          u.is_signed = true;
+          u.width += 1;
+          derived.push_back({std::string(data_in_name(i)), format(u),
+                             "exact: integer's unsigned relu input, signed with one more bit (the same values after "
+                             "the relu)"});
+        }
       }
     }
   if (q.weight != operand_use::none && !q.weight_is_data_in_1 && f.weight)
     if (tensor_meta* w = tensor_arg(c, "weight")) w->precision = *f.weight;
   if (q.bias != operand_use::none && f.bias)
     if (tensor_meta* b = tensor_arg(c, "bias")) b->precision = *f.bias;
-  const format result = f.data_out ? *f.data_out : derived_result_format(n, c);
-  for (auto& [name, meta] : c.results) meta.precision = result;
+  format result = f.data_out ? *f.data_out : derived_result_format(n, c);
+  std::string reason;
+  if (!f.data_out && result.holds<fixed_fmt>()) reason = derived_result_reason(q.op, has_bias);
+  if (!f.data_out && !result.holds<fixed_fmt>() && hardware && is_tabulated_activation(q.op)) {
+    if (const tensor_meta* in = tensor_arg(c, data_in_name(0)); in != nullptr && in->precision.holds<fixed_fmt>()) {
+      result = in->precision;
+      reason = fmt::format("default: its input's format ({} has no finite exact result)", q.op);
+    }
+  }
+  for (auto& [name, meta] : c.results) {
+    meta.precision = result;
+    if (!reason.empty()) derived.push_back({name, result, reason});
+  }
 }
 
 // by type: the key must be an op MASE quantizes.
@@ -695,7 +755,7 @@ struct quantize_pass {
       node& n = g[id];
       const node_formats was = formats_of(n);
       node_quantization record{.name = n.name, .mase_op = std::string(n.op_name()), .outcome = {}, .config_entry = {},
-                               .changes = {}};
+                               .changes = {}, .derived = {}};
       const resolved_entry* entry = nullptr;
       if (config.by == quantize_by::regex_name) {
         for (std::size_t i = 0; i < patterns.size() && entry == nullptr; ++i)
@@ -719,7 +779,7 @@ struct quantize_pass {
       } else {
         record.outcome = quantize_outcome::quantized;
         record.config_entry = entry->key;
-        apply_formats(n, *q, *entry);
+        apply_formats(n, *q, *entry, config.hardware_formats, record.derived);
       }
       if (record.outcome != quantize_outcome::quantized) propagate_formats(g, n);
 

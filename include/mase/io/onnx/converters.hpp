@@ -8,9 +8,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace mase::onnx::detail {
@@ -950,6 +952,104 @@ inline void convert_range(importer& c) {
   }
   c.set_output(0, c.emit_constant(tensor(shape{count}, std::move(v)),
                                   integer ? std::optional(std::move(exact)) : std::nullopt));
+}
+
+// --- ops folded only on constants ----------------------------------------------------------
+// Comparisons and logic have no op in mase's vocabulary (hardware streams numbers, not masks), but
+// exporters compute constants with them: torch 1.13 writes expand(-1, …) as Equal and Where on
+// the target shape. importer::convert refuses them where an input is computed at run time.
+
+// The flat index, in an operand of shape `from` broadcast (numpy rules) to `to`, of element
+// `flat` of the result.
+inline std::size_t broadcast_source_index(std::size_t flat, const shape& to, const shape& from) {
+  std::size_t source = 0;
+  std::size_t stride = 1;
+  for (int d = to.size() - 1; d >= 0; --d) {
+    const auto extent = static_cast<std::size_t>(to[d]);
+    const std::size_t coordinate = flat % extent;
+    flat /= extent;
+    const int f = from.size() - to.size() + d;
+    if (f < 0) continue;
+    if (from[f] != 1) source += coordinate * stride;
+    stride *= static_cast<std::size_t>(from[f]);
+  }
+  return source;
+}
+
+// Constant input `i` as the file stored it: exact integers for integer and bool types (Equal on
+// int64 shapes must not round), float32 otherwise.
+template <class T>
+std::vector<T> constant_values(const importer& c, int i) {
+  if constexpr (std::is_same_v<T, std::int64_t>) return c.integer_input(i, "operand");
+  else {
+    const auto v = c.constant_input(i, "operand").values();
+    return {v.begin(), v.end()};
+  }
+}
+
+// A 0/1 bool constant from `test` on the broadcast operands.
+template <class T, class Test>
+node_id fold_predicate(importer& c, Test test) {
+  const int operands = c.input_count();
+  shape out = c.input_shape(0);
+  for (int i = 1; i < operands; ++i) {
+    const shape_result r = shape_rules::broadcast(out, c.input_shape(i));
+    if (!r.ok()) c.fail(fmt::format("the input shapes {} and {} do not broadcast", to_string(out), to_string(c.input_shape(i))));
+    out = r.shapes[0];
+  }
+  std::vector<std::vector<T>> values;
+  std::vector<shape> shapes;
+  for (int i = 0; i < operands; ++i) {
+    values.push_back(constant_values<T>(c, i));
+    shapes.push_back(c.input_shape(i));
+  }
+  const auto n = static_cast<std::size_t>(out.numel());
+  std::vector<float> result(n);
+  std::vector<std::int64_t> exact(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const T a = values[0][broadcast_source_index(k, out, shapes[0])];
+    const T b = operands > 1 ? values[1][broadcast_source_index(k, out, shapes[1])] : T{};
+    const bool truth = test(a, b);
+    result[k] = truth ? 1.0f : 0.0f;
+    exact[k] = truth ? 1 : 0;
+  }
+  return c.emit_constant(tensor(out, std::move(result)), std::move(exact));
+}
+
+// Equal, Less, …: compared as integers when both operands are integer or bool, else as float32.
+template <class Compare>
+void convert_comparison(importer& c) {
+  c.only_outputs(1, "");
+  const bool integers = is_integer_element_type(c.input_type(0)) && is_integer_element_type(c.input_type(1));
+  const node_id result = integers ? fold_predicate<std::int64_t>(c, Compare{}) : fold_predicate<double>(c, Compare{});
+  c.set_output(0, result, TP::BOOL);
+}
+
+// And, Or, Xor, Not: on truth values (non-zero is true).
+template <class Combine>
+void convert_logic(importer& c) {
+  c.only_outputs(1, "");
+  const auto truth = [](std::int64_t a, std::int64_t b) { return Combine{}(a != 0, b != 0); };
+  c.set_output(0, fold_predicate<std::int64_t>(c, truth), TP::BOOL);
+}
+
+struct logical_not {
+  bool operator()(bool a, bool) const { return !a; }
+};
+
+inline const std::unordered_map<std::string_view, converter>& constant_converters() {
+  static const std::unordered_map<std::string_view, converter> table{
+      {"Equal", convert_comparison<std::equal_to<>>},
+      {"Less", convert_comparison<std::less<>>},
+      {"LessOrEqual", convert_comparison<std::less_equal<>>},
+      {"Greater", convert_comparison<std::greater<>>},
+      {"GreaterOrEqual", convert_comparison<std::greater_equal<>>},
+      {"And", convert_logic<std::logical_and<>>},
+      {"Or", convert_logic<std::logical_or<>>},
+      {"Xor", convert_logic<std::not_equal_to<>>},
+      {"Not", convert_logic<logical_not>},
+  };
+  return table;
 }
 
 inline const std::unordered_map<std::string_view, converter>& converters() {

@@ -47,9 +47,25 @@ public:
   std::vector<std::string> inputs;
 };
 
+// The data given for graph inputs does not fit the model: its rank or a fixed dimension differs
+// from the file's, or two inputs give one symbolic dimension different sizes. `inputs` names the
+// graph inputs concerned, so a tool can say which files it read them from.
+class input_data_mismatch : public error {
+public:
+  input_data_mismatch(std::string message, std::vector<std::string> names)
+      : error(std::move(message)), inputs(std::move(names)) {}
+  std::vector<std::string> inputs;
+};
+
 struct import_options {
   // By ONNX input name: the shape to use, replacing the file's (which may be symbolic).
   ordered_map<shape> input_shapes{};
+  // By ONNX input name: the shape of the data the model will be run on. Symbolic dimensions take
+  // their sizes from it (a named one, such as "batch", gets one size across all inputs, so an
+  // input given no data still gets it); fixed dimensions must agree with it
+  // (input_data_mismatch). Names that are not graph inputs are ignored: the caller reports them.
+  // input_shapes wins for an input named in both.
+  ordered_map<shape> data_shapes{};
   // By ONNX input name: graph inputs to treat as constants with these values.
   ordered_map<tensor> constant_inputs{};
 };
@@ -103,6 +119,9 @@ using converter = void (*)(importer&);
 
 // The converters by ONNX op type (io/onnx/converters.hpp).
 const std::unordered_map<std::string_view, converter>& converters();
+// Ops outside mase's vocabulary that the importer evaluates when every input is a constant
+// (comparisons and logic: torch writes expand(-1, …) as Equal and Where on the target shape).
+const std::unordered_map<std::string_view, converter>& constant_converters();
 
 class importer {
 public:
@@ -115,6 +134,7 @@ public:
     out.opset = default_opset();
     check_opset(out.opset);
     check_every_op_supported();
+    bind_symbolic_dimensions();
     add_graph_inputs(out);
     add_initializers();
     for (const ::onnx::NodeProto& n : model_.graph().node()) convert(n);
@@ -336,7 +356,10 @@ private:
       for (const std::string& input : n.input()) read_later_.insert(input);
       const bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
       const std::string op = default_domain ? n.op_type() : fmt::format("{}.{}", n.domain(), n.op_type());
-      if (default_domain && converters().contains(n.op_type())) continue;
+      // Ops that only fold constants (Equal, Where's condition, …) pass here; convert() refuses
+      // them where an input turns out to be computed at run time.
+      if (default_domain && (converters().contains(n.op_type()) || constant_converters().contains(n.op_type())))
+        continue;
       missing[op].push_back(n.name().empty() ? (n.output_size() > 0 ? n.output(0) : std::string("?")) : n.name());
     }
     for (const auto& o : model_.graph().output()) read_later_.insert(o.name());
@@ -385,9 +408,63 @@ private:
     }
   }
 
+  // The graph inputs that take their shape from import_options::data_shapes: each checked against
+  // the file's shape, and each named symbolic dimension bound to the size its data gives.
+  void bind_symbolic_dimensions() {
+    for (const ::onnx::ValueInfoProto& in : model_.graph().input()) {
+      const auto data = options_.data_shapes.find(in.name());
+      if (data == options_.data_shapes.end() || options_.input_shapes.contains(in.name()) ||
+          options_.constant_inputs.contains(in.name()) || !in.type().has_tensor_type() ||
+          !in.type().tensor_type().has_shape())
+        continue;
+      const shape& given = data->second;
+      const auto& file_dims = in.type().tensor_type().shape().dim();
+      const std::string declared = declared_shape(in);
+      if (file_dims.size() != given.size())
+        throw input_data_mismatch(fmt::format("{}: graph input \"{}\" has rank {} in the model ({}), but the data "
+                                              "given for it has shape {}",
+                                              source_, in.name(), file_dims.size(), declared, to_string(given)),
+                                  {in.name()});
+      for (int i = 0; i < file_dims.size(); ++i) {
+        const auto& d = file_dims[i];
+        if (d.has_dim_value() && d.dim_value() >= 0) {
+          if (d.dim_value() != given[i])
+            throw input_data_mismatch(fmt::format("{}: graph input \"{}\" has shape {} in the model, and the data "
+                                                  "given for it has shape {}: dimension {} is fixed at {}",
+                                                  source_, in.name(), declared, to_string(given), i, d.dim_value()),
+                                      {in.name()});
+          continue;
+        }
+        if (!d.has_dim_param() || d.dim_param().empty()) continue;  // unnamed: this input's own
+        const auto [bound, inserted] = symbol_sizes_.try_emplace(d.dim_param(), given[i], in.name());
+        if (!inserted && bound->second.first != given[i])
+          throw input_data_mismatch(
+              fmt::format("{}: the symbolic dimension \"{}\" is {} in the data given for graph input \"{}\" and {} "
+                          "in the data given for graph input \"{}\"; give inputs whose \"{}\" agrees",
+                          source_, d.dim_param(), bound->second.first, bound->second.second, given[i], in.name(),
+                          d.dim_param()),
+              {bound->second.second, in.name()});
+      }
+    }
+  }
+
+  // "[batch, 16]": the file's shape with symbolic dimensions by name, for messages.
+  static std::string declared_shape(const ::onnx::ValueInfoProto& in) {
+    std::string text;
+    for (const auto& d : in.type().tensor_type().shape().dim()) {
+      if (!text.empty()) text += ", ";
+      if (d.has_dim_value() && d.dim_value() >= 0) text += std::to_string(d.dim_value());
+      else text += d.has_dim_param() && !d.dim_param().empty() ? d.dim_param() : std::string("?");
+    }
+    return "[" + text + "]";
+  }
+
   shape input_shape(const ::onnx::ValueInfoProto& in, const std::string& where) const {
     if (const auto given = options_.input_shapes.find(in.name()); given != options_.input_shapes.end())
       return given->second;
+    // Checked against the file's shape by bind_symbolic_dimensions.
+    if (const auto data = options_.data_shapes.find(in.name()); data != options_.data_shapes.end())
+      return data->second;
     const auto& tt = in.type().tensor_type();
     if (!tt.has_shape())
       throw error(fmt::format("{} has no shape in the file; give one (import_options::input_shapes, mase "
@@ -398,12 +475,20 @@ private:
                                     shape::max_rank));
     shape s;
     for (const auto& d : tt.shape().dim()) {
-      if (!d.has_dim_value() || d.dim_value() < 0)
-        throw error(fmt::format("{} has a symbolic dimension{}; give its shape (import_options::input_shapes, mase "
-                                "--input-shape {}=…)",
-                                where, d.has_dim_param() ? fmt::format(" \"{}\"", d.dim_param()) : std::string(),
-                                in.name()));
-      s.push_back(d.dim_value());
+      if (d.has_dim_value() && d.dim_value() >= 0) {
+        s.push_back(d.dim_value());
+        continue;
+      }
+      // A named symbolic dimension another input's data gave a size.
+      if (const auto bound = symbol_sizes_.find(d.has_dim_param() ? d.dim_param() : std::string());
+          bound != symbol_sizes_.end() && !bound->first.empty()) {
+        s.push_back(bound->second.first);
+        continue;
+      }
+      throw error(fmt::format("{} has a symbolic dimension{}; give its shape (import_options::input_shapes or "
+                              "data_shapes; mase --input-shape {}=… or --input {}=FILE)",
+                              where, d.has_dim_param() ? fmt::format(" \"{}\"", d.dim_param()) : std::string(),
+                              in.name(), in.name()));
     }
     return s;
   }
@@ -433,8 +518,10 @@ private:
     node_ = &n;
     base_name_ = identifier_from(node_base_name(n));
     names_used_ = 0;
-    const converter c = converters().at(n.op_type());
+    const auto general = converters().find(n.op_type());
+    const converter c = general != converters().end() ? general->second : constant_converters().at(n.op_type());
     try {
+      if (general == converters().end()) require_constant_inputs();
       c(*this);
     } catch (const unsupported&) {
       throw;  // already carries the node's context
@@ -460,6 +547,19 @@ private:
     }
     if (results.empty()) throw error(fmt::format("{}: the graph has no outputs", source_));
     graph_.add(unique_name("output"), op::output{}, results);
+  }
+
+  // The ops of constant_converters() compute nothing at run time: every input must be a constant.
+  void require_constant_inputs() const {
+    for (int i = 0; i < node_->input_size(); ++i) {
+      if (!has_input(i) || is_constant(input(i))) continue;
+      const mase::node& n = graph_[input(i)];
+      not_supported(fmt::format("mase folds {} only where its inputs are constants (mase has no comparison or "
+                                "logic op to run), and input {} is {}",
+                                node_->op_type(), i,
+                                n.is<op::placeholder>() ? fmt::format("a graph input ({})", n.name)
+                                                        : fmt::format("computed at run time (by node {})", n.name)));
+    }
   }
 
   // Removes what no output reads (folded shape arithmetic, unused initializers); graph inputs stay.
@@ -527,6 +627,8 @@ private:
   std::unordered_map<std::string, value_ref> values_;                        // by ONNX value name
   std::unordered_map<std::uint32_t, std::vector<std::int64_t>> exact_integers_;  // constants stored as integers
   std::vector<std::pair<std::string, node_id>> placeholder_names_;
+  // Named symbolic dimensions ("batch") → the size the data gives and the input that gave it.
+  std::unordered_map<std::string, std::pair<std::int64_t, std::string>> symbol_sizes_;
   std::unordered_set<std::string> read_later_;  // every value some node or graph output reads
   const ::onnx::NodeProto* node_ = nullptr;
   std::string base_name_;
