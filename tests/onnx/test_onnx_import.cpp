@@ -241,7 +241,7 @@ TEST_CASE("import errors name the file, node, op and the fix") {
     m.output("y");
     CHECK(message_of([&] { (void)m.import(); }) ==
           "test.onnx: graph input \"x\" has a symbolic dimension \"batch\"; give its shape "
-          "(import_options::input_shapes, mase --input-shape x=…)");
+          "(import_options::input_shapes or data_shapes; mase --input-shape x=… or --input x=FILE)");
     import_options options;
     options.input_shapes.insert_or_assign("x", mase::shape{5, 3});
     const auto model = m.import(options);
@@ -350,4 +350,114 @@ TEST_CASE("save_tensor and load_tensor round-trip bit for bit") {
   mase::onnx::save_tensor(file, t, "y");
   CHECK(mase::onnx::load_tensor(file).identical(t));
   fs::remove(file);
+}
+
+namespace {
+
+// x and z, both [batch, 3] ("batch" symbolic), added.
+model_builder two_inputs_with_a_batch() {
+  model_builder m({2, 3});
+  auto* x = m.model.mutable_graph()->mutable_input(0);
+  x->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("batch");
+  auto* z = m.model.mutable_graph()->add_input();
+  *z = *x;
+  z->set_name("z");
+  m.node("Add", {"x", "z"}, {"y"}, "add");
+  m.output("y");
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("symbolic dimensions take their sizes from the data given for the inputs") {
+  const model_builder m = two_inputs_with_a_batch();
+  import_options options;
+  SECTION("one input's data sizes \"batch\" for both") {
+    options.data_shapes.insert_or_assign("x", mase::shape{5, 3});
+    const auto model = m.import(options);
+    CHECK(model.graph.at("x").as<mase::op::placeholder>().shape == mase::shape{5, 3});
+    CHECK(model.graph.at("z").as<mase::op::placeholder>().shape == mase::shape{5, 3});
+  }
+  SECTION("two inputs that give \"batch\" different sizes") {
+    options.data_shapes.insert_or_assign("x", mase::shape{5, 3});
+    options.data_shapes.insert_or_assign("z", mase::shape{4, 3});
+    try {
+      (void)m.import(options);
+      FAIL("no error");
+    } catch (const mase::onnx::input_data_mismatch& e) {
+      CHECK(std::string(e.what()) == "test.onnx: the symbolic dimension \"batch\" is 5 in the data given for graph "
+                                     "input \"x\" and 4 in the data given for graph input \"z\"; give inputs whose "
+                                     "\"batch\" agrees");
+      CHECK(e.inputs == std::vector<std::string>{"x", "z"});
+    }
+  }
+  SECTION("data that contradicts a fixed dimension, or the rank") {
+    options.data_shapes.insert_or_assign("x", mase::shape{5, 4});
+    CHECK(message_of([&] { (void)m.import(options); }) ==
+          "test.onnx: graph input \"x\" has shape [batch, 3] in the model, and the data given for it has shape "
+          "[5, 4]: dimension 1 is fixed at 3");
+    options.data_shapes.insert_or_assign("x", mase::shape{5});
+    CHECK(message_of([&] { (void)m.import(options); }) ==
+          "test.onnx: graph input \"x\" has rank 2 in the model ([batch, 3]), but the data given for it has shape "
+          "[5]");
+  }
+  SECTION("input_shapes wins over the data; names that are not inputs are left to the caller") {
+    options.input_shapes.insert_or_assign("x", mase::shape{7, 3});
+    options.input_shapes.insert_or_assign("z", mase::shape{7, 3});
+    options.data_shapes.insert_or_assign("x", mase::shape{5, 4});
+    options.data_shapes.insert_or_assign("w", mase::shape{1});
+    CHECK(m.import(options).graph.at("x").as<mase::op::placeholder>().shape == mase::shape{7, 3});
+  }
+}
+
+TEST_CASE("comparisons and logic fold where every input is a constant, as torch exports expand(-1, n)") {
+  // torch 1.13's expand(-1, 3) on x [2, 1]: Where(Equal(target, -1), 1, target) is the shape.
+  model_builder m({2, 1});
+  m.int64_initializer("target", {-1, 3});
+  m.int64_initializer("minus_one", {-1});
+  m.int64_initializer("one", {1});
+  m.node("Equal", {"target", "minus_one"}, {"is_kept"}, "eq");
+  m.node("Where", {"is_kept", "one", "target"}, {"shape"}, "where");
+  m.node("Expand", {"x", "shape"}, {"y"}, "expand");
+  m.output("y");
+  const auto model = m.import();
+  for (mase::node_id id : model.graph.order()) CHECK(model.graph[id].name != "eq");
+  mase::evaluator ev(model.graph);
+  const auto y = ev.run({{"x", mase::tensor({2, 1}, {1, 2})}});
+  CHECK(y[0].shape() == mase::shape{2, 3});
+  CHECK(std::vector<float>(y[0].values().begin(), y[0].values().end()) == std::vector<float>{1, 1, 1, 2, 2, 2});
+
+  SECTION("Less, Not and a bool Cast on float constants") {
+    model_builder f({2});
+    f.initializer("a", {2}, {1, 5});
+    f.initializer("b", {1}, {3});
+    f.node("Less", {"a", "b"}, {"less"});
+    f.node("Not", {"less"}, {"not"});
+    set_int(f.node("Cast", {"not"}, {"mask"}), "to", TP::FLOAT);
+    f.node("Mul", {"x", "mask"}, {"y"});
+    f.output("y");
+    const auto folded = f.import();
+    mase::evaluator fev(folded.graph);
+    const auto r = fev.run({{"x", mase::tensor({2}, {10, 20})}});
+    CHECK(std::vector<float>(r[0].values().begin(), r[0].values().end()) == std::vector<float>{0, 20});
+  }
+  SECTION("on a value computed at run time they are unsupported, naming the input") {
+    model_builder r({2});
+    r.node("Equal", {"x", "x"}, {"y"}, "eq");
+    r.output("y");
+    CHECK(message_of([&] { (void)r.import(); }) ==
+          "test.onnx: node \"eq\" (Equal): mase folds Equal only where its inputs are constants (mase has no "
+          "comparison or logic op to run), and input 0 is a graph input (x)");
+    CHECK_THROWS_AS(r.import(), mase::onnx::unsupported);
+  }
+}
+
+TEST_CASE("onnx-test's comparison reports the largest absolute and relative errors and where they are") {
+  const mase::tensor expected({2, 3}, {2, 0.125f, 4, 1, 3, 6.5f});
+  const mase::tensor actual({2, 3}, {2, 0.03125f, 4, 1, 3, 6});
+  CHECK(mase::onnx::detail::compare_outputs(actual, expected, "y", 1e-3, 1e-7) ==
+        "output y: 2 of 6 elements out of tolerance (atol 1e-07, rtol 0.001); largest absolute error 0.5 at y[1, 2] "
+        "(flat index 5): 6 vs expected 6.5; largest relative error 0.75 at y[0, 1] (flat index 1): 0.03125 vs "
+        "expected 0.125");
+  CHECK(mase::onnx::detail::compare_outputs(actual, actual, "y", 0, 0).empty());
 }
