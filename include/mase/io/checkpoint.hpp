@@ -1126,7 +1126,7 @@ inline std::filesystem::path with_suffix(const std::filesystem::path& stem, std:
 }
 
 // A file streamed into a mase::temp_file beside `final_path` (removed if anything fails) and
-// renamed onto `final_path` by commit(), after a flush and an fsync: the rename must never
+// renamed onto `final_path` by rename_into_place(), after finish() flushed and synced it: the rename must never
 // expose a file whose data is still only in the page cache (a power cut would leave it empty).
 class streamed_file {
 public:
@@ -1144,14 +1144,16 @@ public:
     if (size != 0 && std::fwrite(data, 1, size, file_) != size) io_failed("writing");
   }
 
-  void commit() {
+  // Completes the temporary file (its data on disk); rename_into_place() then publishes it.
+  void finish() {
     if (std::fflush(file_) != 0) io_failed("writing");
 #ifdef MASE_CHECKPOINT_HAS_FSYNC
     if (::fsync(::fileno(file_)) != 0) io_failed("syncing");
 #endif
     if (std::fclose(std::exchange(file_, nullptr)) != 0) io_failed("closing");
-    temp_.rename_to(final_);
   }
+
+  void rename_into_place() { temp_.rename_to(final_); }
 
 private:
   [[noreturn]] void io_failed(std::string_view doing) {
@@ -1220,23 +1222,31 @@ inline graph graph_from_checkpoint_strings(std::string_view json_text, std::stri
                                             "<checkpoint safetensors>", options);
 }
 
-// Writes <stem>.safetensors then <stem>.json, each atomically (see the top of this file). The
-// directory must exist. An existing checkpoint at `stem` is replaced.
+// Writes <stem>.safetensors and <stem>.json: both are written to temporary files first and
+// renamed into place only once both are complete. The directory must exist. An existing
+// checkpoint at `stem` is replaced; other files are never touched.
 inline void export_checkpoint(const graph& g, const std::filesystem::path& stem) {
   using namespace checkpoint_detail;
   try {
     // Everything that can be refused is refused here, before any file is touched.
     const checkpoint_plan plan = plan_checkpoint(g);
-    write_result written;
-    {
-      streamed_file weights(with_suffix(stem, ".safetensors"));
-      written = write_safetensors(plan.tensors, [&](const char* data, std::size_t size) { weights.write(data, size); });
-      weights.commit();
-    }
+    // Both files are complete on disk before either replaces anything, so a failure (a full
+    // disk, a folder in the way) leaves any previous pair exactly as it was.
+    streamed_file weights(with_suffix(stem, ".safetensors"));
+    const write_result written =
+        write_safetensors(plan.tensors, [&](const char* data, std::size_t size) { weights.write(data, size); });
+    weights.finish();
     const std::string text = checkpoint_json_text(plan, written);
     streamed_file graph_file(with_suffix(stem, ".json"));
     graph_file.write(text.data(), text.size());
-    graph_file.commit();
+    graph_file.finish();
+    for (const std::filesystem::path& p : {with_suffix(stem, ".safetensors"), with_suffix(stem, ".json")})
+      if (std::filesystem::is_directory(p))
+        throw error(fmt::format("{} is a folder; give the checkpoint a stem whose .json and .safetensors names are "
+                                "free or hold a previous checkpoint",
+                                p.string()));
+    weights.rename_into_place();
+    graph_file.rename_into_place();
   } catch (const error& e) {
     throw error(fmt::format("cannot save checkpoint {}: {}", stem.string(), e.what()));
   } catch (const nlohmann::json::exception& e) {

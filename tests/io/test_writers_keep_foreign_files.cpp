@@ -1,0 +1,145 @@
+// Every writer of the library leaves files it was not asked to write byte for byte as they were:
+// a foreign file beside the target survives every write, and a foreign file at the target
+// survives a write that fails (the new content only ever replaces it whole, by a rename).
+
+#include <mase/core/tensor.hpp>
+#include <mase/io/checkpoint.hpp>
+#include <mase/io/draw.hpp>
+#include <mase/io/npy.hpp>
+#include <mase/ir/builder.hpp>
+#include <mase/pass/init_metadata.hpp>
+#include <mase/pass/add_common_metadata.hpp>
+#include <mase/pass/report.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path fresh_folder(const std::string& name) {
+  const fs::path dir = fs::path(MASE_TEST_OUTPUT_DIR) / "writers" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+void write(const fs::path& file, const std::string& text) { std::ofstream(file, std::ios::binary) << text; }
+
+std::string read(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::map<std::string, std::string> snapshot(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : fs::recursive_directory_iterator(dir))
+    files[fs::relative(entry.path(), dir).generic_string()] = entry.is_directory() ? "<folder>" : read(entry.path());
+  return files;
+}
+
+// Foreign files every test places beside its target: names a writer might be tempted to use.
+const std::map<std::string, std::string> foreign = {
+    {"notes.txt", "the user's notes\n"},
+    {"model.json.bak", "{\"a backup\": true}"},
+    {".model.json.tmp", "looks like a temporary file, but is the user's"},
+};
+
+fs::path folder_with_foreign_files(const std::string& name) {
+  const fs::path dir = fresh_folder(name);
+  for (const auto& [file, text] : foreign) write(dir / file, text);
+  return dir;
+}
+
+// The folder holds exactly the foreign files, unchanged, and `written` (no temporary files).
+void check_only(const fs::path& dir, std::initializer_list<std::string> written) {
+  std::map<std::string, std::string> now = snapshot(dir);
+  for (const auto& [file, text] : foreign) {
+    INFO(file);
+    CHECK(now[file] == text);
+    now.erase(file);
+  }
+  for (const std::string& file : written) {
+    INFO(file);
+    CHECK(now.erase(file) == 1);
+  }
+  CHECK(now.empty());
+}
+
+mase::graph small_graph() {
+  mase::builder b(5);
+  auto x = b.input("x", {2, 4});
+  auto h = b.add("fc1", mase::op::linear{.in_features = 4, .out_features = 3}, x);
+  return b.output(b.add("relu", mase::op::relu{}, h));
+}
+
+}  // namespace
+
+TEST_CASE("export_checkpoint writes only its pair and replaces it whole") {
+  const fs::path dir = folder_with_foreign_files("checkpoint");
+  const mase::graph g = small_graph();
+  mase::export_checkpoint(g, dir / "model");
+  check_only(dir, {"model.json", "model.safetensors"});
+  CHECK(mase::from_checkpoint(dir / "model") == g);
+
+  // A failed save (one name of the pair taken by a folder) changes neither file of the pair:
+  // the other file is not replaced either.
+  for (const std::string taken : {"other.safetensors", "other.json"}) {
+    const std::string kept = taken == "other.json" ? "other.safetensors" : "other.json";
+    write(dir / kept, "the user's " + kept);
+    fs::create_directory(dir / taken);
+    CHECK_THROWS_WITH(mase::export_checkpoint(g, dir / "other"), Catch::Contains(taken));
+    CHECK(read(dir / kept) == "the user's " + kept);
+    fs::remove(dir / kept);
+    fs::remove(dir / taken);
+  }
+  check_only(dir, {"model.json", "model.safetensors"});
+}
+
+TEST_CASE("draw writes only its file") {
+  const fs::path dir = folder_with_foreign_files("draw");
+  mase::draw(small_graph(), dir / "g.dot");
+  check_only(dir, {"g.dot"});
+  CHECK(read(dir / "g.dot").rfind("digraph", 0) == 0);
+
+  // A drawing that cannot be made (no Graphviz on PATH) leaves the file at the target alone.
+  write(dir / "g.svg", "<svg>the user's drawing</svg>");
+  const std::string path = std::getenv("PATH");
+  ::setenv("PATH", "/nonexistent", 1);
+  CHECK_THROWS_WITH(mase::draw(small_graph(), dir / "g.svg"), Catch::Contains("not on PATH"));
+  ::setenv("PATH", path.c_str(), 1);
+  CHECK(read(dir / "g.svg") == "<svg>the user's drawing</svg>");
+  check_only(dir, {"g.dot", "g.svg"});
+}
+
+TEST_CASE("npy::save writes only its file and refuses a folder at the target") {
+  const fs::path dir = folder_with_foreign_files("npy");
+  const mase::tensor t({2, 3}, {1, 2, 3, 4, 5, 6});
+  mase::npy::save(dir / "t.npy", t);
+  check_only(dir, {"t.npy"});
+  CHECK(mase::npy::load(dir / "t.npy") == t);
+
+  fs::create_directory(dir / "taken.npy");
+  write(dir / "taken.npy" / "inside.txt", "inside");
+  CHECK_THROWS_WITH(mase::npy::save(dir / "taken.npy", t), Catch::Contains("taken.npy"));
+  CHECK(read(dir / "taken.npy" / "inside.txt") == "inside");
+  fs::remove_all(dir / "taken.npy");
+  check_only(dir, {"t.npy"});
+}
+
+TEST_CASE("a report written to a file writes only that file") {
+  const fs::path dir = folder_with_foreign_files("report");
+  const auto g = small_graph() | mase::init_metadata | mase::add_common_metadata;
+  g | mase::report_node_shape(dir / "shapes.txt");
+  check_only(dir, {"shapes.txt"});
+  CHECK(read(dir / "shapes.txt").find("fc1") != std::string::npos);
+}
