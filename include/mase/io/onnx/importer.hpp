@@ -8,7 +8,10 @@
 // ops of the vocabulary. A node whose inputs are all constants is evaluated at import (with the
 // evaluator's float kernels) and replaced by a constant: this folds the Shape → Gather →
 // Unsqueeze → Concat chains that exporters write around Reshape, so that Reshape gets a constant
-// shape. Constants nothing reads are dropped at the end.
+// shape. Ops outside the vocabulary that only compute constants (comparisons and logic:
+// constant_converters) are evaluated the same way, so they never block an import. Symbolic input
+// dimensions take their sizes from import_options::input_shapes or data_shapes. Constants
+// nothing reads are dropped at the end.
 
 #include <mase/core/error.hpp>
 #include <mase/core/ordered_map.hpp>
