@@ -489,3 +489,34 @@ TEST_CASE("quantize again: the second run recomputes every format") {
   CHECK(result_format(twice, "conv1") == format(fx(4 + 4 + 5 + 1, 4)));
   CHECK(result_format(twice, "flat") == format(ufx(4, 2)));
 }
+
+TEST_CASE("hardware_formats: results the config leaves float get formats the hardware components take") {
+  // x [2,16] → fc (16→8) → act (gelu) → relu → output, with MASE's integer.toml (no data_out keys).
+  builder b;
+  auto x = b.input("x", {2, 16});
+  auto fc = b.add("fc", op::linear{.in_features = 16, .out_features = 8}, x);
+  auto act = b.add("act", op::gelu{}, fc);
+  auto r = b.add("relu", op::relu{}, act);
+  const auto g0 = with_metadata(b.output(r));
+  quantize_config config{.by = quantize_by::type, .default_config = integer_keys(8, 3), .entries = {}};
+
+  // Without it, MASE's software semantics: gelu's result float, relu's input unsigned.
+  const graph software = g0 | quantize(config);
+  CHECK(result_format(software, "act") == formats::float32);
+  CHECK(arg_format(software, "relu", "data_in_0") == format(ufx(8, 3)));
+
+  config.hardware_formats = true;
+  const auto [hardware, info] = run(g0, quantize(config));
+  CHECK(result_format(hardware, "act") == format(fx(8, 3)));             // its input's format
+  CHECK(arg_format(hardware, "relu", "data_in_0") == format(fx(9, 3)));  // signed, one bit wider
+  CHECK(result_format(hardware, "relu") == format(fx(9, 3)));
+  // 8+8 bits, 6 fraction bits, 16 products (+4), plus the 8-bit bias (+1).
+  CHECK(result_format(hardware, "fc") == format(fx(21, 6)));
+  const quantize_info& record = std::get<0>(info);
+  REQUIRE(record.at("act").derived.size() == 1);
+  CHECK(record.at("act").derived[0].entry == "data_out_0");
+  CHECK(record.at("act").derived[0].reason.starts_with("default: its input's format"));
+  REQUIRE(record.at("relu").derived.size() == 2);
+  CHECK(record.at("relu").derived[0].entry == "data_in_0");
+  CHECK(record.at("fc").derived.at(0).reason == "exact: the accumulator plus the bias");
+}
