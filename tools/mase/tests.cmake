@@ -154,6 +154,19 @@ mase_cli_check(NAME onnx_test_exports
 mase_cli_check(NAME onnx_test_exports_raised
                ARGS onnx-test ${mase_cli_gelu_mlp} ${mase_cli_exports}/expand_class_token --raise --require-all RC 0
                STDOUT "2 passed, 0 failed, 0 skipped\n$")
+# The real architectures of issue 13 (make_transformer_fixtures.py): torchvision's ViT at opsets 13
+# and 17, and a BERT encoder with an attention mask (int64 inputs), the last with a symbolic batch
+# sized from its data set (3). Each export holds Equal and Where, folded at import; each must pass
+# against PyTorch's outputs, plain and raised.
+set(mase_cli_transformers ${mase_cli_exports}/vit_tiny_opset13 ${mase_cli_exports}/vit_tiny_opset17
+    ${mase_cli_exports}/bert_tiny_opset13 ${mase_cli_exports}/bert_tiny_opset17_dynamic_batch)
+set(mase_cli_transformers_passed
+    "PASS vit_tiny_opset13\nPASS vit_tiny_opset17\nPASS bert_tiny_opset13\nPASS bert_tiny_opset17_dynamic_batch\n4 passed, 0 failed, 0 skipped\n$")
+mase_cli_check(NAME onnx_test_transformer_exports ARGS onnx-test ${mase_cli_transformers} --require-all RC 0
+               STDOUT "^${mase_cli_transformers_passed}")
+mase_cli_check(NAME onnx_test_transformer_exports_raised
+               ARGS onnx-test ${mase_cli_transformers} --raise --require-all RC 0
+               STDOUT "^${mase_cli_transformers_passed}")
 # run takes a symbolic batch from the input file (.npy and .pb), and writes what a fresh
 # evaluation gives (check_run_output.cmake; onnx_test_exports checks that against PyTorch).
 foreach(kind IN ITEMS pb npy)
