@@ -465,6 +465,9 @@ TEST_CASE("damaged safetensors bytes are mase::errors naming the problem") {
                Contains("needs 8 bytes of F32 data, but data_offsets [0, 12] hold 12"));
     CHECK_THAT(error_for(R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})"),
                Contains("run past the end of the data (12 bytes)"));
+    // A declared shape far beyond the data is refused before the tensor is allocated.
+    CHECK_THAT(error_for(R"({"a":{"dtype":"F32","shape":[1056914421,3],"data_offsets":[0,12]}})"),
+               Contains("shape [1056914421, 3] needs more bytes of F32 data, but data_offsets [0, 12] hold 12"));
     CHECK_THAT(error_for(R"({"a":{"dtype":"F32","shape":[4611686018427387904,4611686018427387904,0],"data_offsets":[0,0]}})"),
                Contains("more elements than a tensor can hold"));
     CHECK_THAT(error_for(R"({"a":{"dtype":"F32","shape":[3],"data_offsets":[0,12]},"a":{"dtype":"F32","shape":[3],"data_offsets":[0,12]}})"),
@@ -581,9 +584,9 @@ TEST_CASE("saving into a directory that does not exist fails cleanly and leaves 
 TEST_CASE("a save that fails part way removes its temporary and keeps the checkpoint already there") {
   temp_dir dir;
   const fs::path stem = dir.path / "model";
-  // A directory where the .safetensors must go: the rename onto it fails after the data is written.
+  // A directory where the .safetensors must go: found once the data is written, before any rename.
   fs::create_directories(dir.path / "model.safetensors" / "inside");
-  CHECK_THROWS_WITH(mase::export_checkpoint(small_graph(), stem), Contains("cannot save checkpoint") && Contains("renaming") && Contains("model.safetensors"));
+  CHECK_THROWS_WITH(mase::export_checkpoint(small_graph(), stem), Contains("cannot save checkpoint") && Contains("model.safetensors is a folder"));
   CHECK(listing(dir.path) == std::vector<std::string>{"model.safetensors"});
 
   // An earlier good checkpoint survives a later failing save untouched.

@@ -4,6 +4,7 @@
 // the evaluator's. An MLP, a CNN (conv, relu, pool, flatten, linear) and a transformer
 // feed-forward block (linear, gelu, linear, residual add), each at two parallelism settings.
 
+#include <mase/core/project_folder.hpp>
 #include <mase/ir/builder.hpp>
 #include <mase/pass/add_common_metadata.hpp>
 #include <mase/pass/init_metadata.hpp>
@@ -15,6 +16,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 using namespace mase;
@@ -264,4 +266,62 @@ TEST_CASE("emit_verilog: linear layers stream within 1.25x of their ideal cycles
                layer.ideal_cycles(), r.cycles_per_sample(), ratio);
     CHECK(ratio <= 1.25);
   }
+}
+
+// The output folder (core/project_folder.hpp): a foreign folder is refused before anything is
+// written, re-emission replaces only what mase wrote, and the tools run only in mase's projects.
+namespace {
+std::string file_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+}  // namespace
+
+TEST_CASE("emit_verilog: a folder holding a user's files is refused and left byte for byte", "[verilog]") {
+  const fs::path dir = project_dir("foreign_folder");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "model.onnx") << "the user's model";
+  std::ofstream(dir / "q.toml") << "[default]\nname = \"integer\"\n";
+  std::ofstream(dir / "notes.txt") << "notes";
+  const auto hw = hardware_graph(mlp(), {2, 2, 2, 2});
+  CHECK_THROWS_WITH(run(hw, emit_verilog({.project_dir = dir, .samples = 1})),
+                    Catch::Contains("is not empty and is not a project mase wrote") &&
+                        Catch::Contains("model.onnx, notes.txt, q.toml"));
+  CHECK(file_text(dir / "model.onnx") == "the user's model");
+  CHECK(file_text(dir / "q.toml") == "[default]\nname = \"integer\"\n");
+  CHECK(file_text(dir / "notes.txt") == "notes");
+  CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 3);
+
+  // The tools refuse it too, before writing their work folders into it.
+  CHECK_THROWS_WITH(verilog::simulate(dir, verilog::simulator::iverilog), Catch::Contains("not a verilog project"));
+  CHECK_THROWS_WITH(verilog::lint(dir), Catch::Contains("not a verilog project"));
+  CHECK_THROWS_WITH(verilog::synthesize(dir), Catch::Contains("not a verilog project"));
+  CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 3);
+}
+
+TEST_CASE("emit_verilog: emitting again replaces the project, its simulation and nothing else", "[verilog]") {
+  const fs::path dir = project_dir("re_emitted");
+  fs::remove_all(dir);
+  run(hardware_graph(mlp(), {2, 2, 2, 2}), emit_verilog({.project_dir = dir, .samples = 1}));
+  CHECK(verilog::simulate(dir, verilog::simulator::iverilog).ok());
+  CHECK(fs::exists(dir / "sim" / "iverilog.log"));
+  std::ofstream(dir / "README.txt") << "the user's notes on this design";
+  std::ofstream(dir / "rtl" / "wrapper.sv") << "module wrapper; endmodule\n";
+
+  // A different design: fewer lanes, so other ROM files.
+  const auto [design, info] = run(hardware_graph(mlp(), {4, 4, 4, 4}), emit_verilog({.project_dir = dir, .samples = 1}));
+  const verilog::emit_info& emitted = std::get<0>(info);
+  CHECK_FALSE(fs::exists(dir / "sim"));  // the old design's simulation went with it
+  CHECK(file_text(dir / "README.txt") == "the user's notes on this design");
+  CHECK(file_text(dir / "rtl" / "wrapper.sv") == "module wrapper; endmodule\n");
+  const auto manifest = read_project_manifest(dir);
+  REQUIRE(manifest.has_value());
+  CHECK_FALSE(manifest->files.contains("rtl/wrapper.sv"));
+  for (const fs::path& f : emitted.rtl_files) CHECK(manifest->files.contains(fs::relative(f, dir).generic_string()));
+  // Every file in the folder is the project's, the user's two, or the marker.
+  std::size_t files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(dir))
+    if (entry.is_regular_file()) ++files;
+  CHECK(files == manifest->files.size() + 3);
 }

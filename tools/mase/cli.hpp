@@ -9,6 +9,8 @@
 #include <mase/core/tensor.hpp>
 #include <mase/ir/graph.hpp>
 
+#include "option_parsing.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -23,11 +25,7 @@ namespace mase_cli {
 
 namespace fs = std::filesystem;
 
-// Bad usage found after CLI11's own checks (e.g. options that need each other): reported like
-// CLI11's errors, with exit status 2.
-struct usage_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+// usage_error, split_assignment and the --input-shape parser are in option_parsing.hpp.
 
 // --- options, as parsed ---------------------------------------------------------------------
 
@@ -124,9 +122,6 @@ struct loaded_model {
   std::string producer;
 };
 
-// "NAME=VALUE" split at the first '='; a usage_error naming `option` when malformed.
-std::pair<std::string, std::string> split_assignment(std::string_view text, std::string_view option);
-
 // Loads `file` with --input-shape overrides ("x=1,3,224,224"); with `raise`, then rewrites
 // the exporter's fine-grained patterns into coarse ops (raise_granularity). `inputs` are the
 // command's --input NAME=FILE options: the first file of each input gives the model's symbolic
@@ -143,6 +138,8 @@ mase::tensor read_tensor_file(const fs::path& file);
 // `tensor_name`. Returns the path written.
 fs::path write_tensor_file(const fs::path& dir, std::string_view stem, std::string_view tensor_name,
                            const mase::tensor& t, std::string_view format);
+// Where write_tensor_file puts the tensor `stem` in `dir` ("pb" or "npy").
+fs::path tensor_file_path(const fs::path& dir, std::string_view stem, std::string_view format);
 // An ONNX name as a file name: characters other than letters, digits, '.', '-' and '_' become '_'.
 std::string file_name_for(std::string_view onnx_name);
 
@@ -191,10 +188,10 @@ private:
 // --- the quantization flow (quantize_flow.cpp) ----------------------------------------------
 
 struct quantized_model {
-  std::string derived_formats;  // the formats the config did not give (node_quantization::derived), as a table
   mase::graph before;     // after add_common_metadata, float32 everywhere
   mase::graph quantized;  // after quantize
   std::string summary;    // summarize_quantization's table
+  std::string derived_formats;  // the formats the config did not give (node_quantization::derived), as a table
   std::size_t quantized_nodes = 0;
   std::size_t bypassed_nodes = 0;
 };

@@ -21,6 +21,23 @@ mase::eval_mode mode_from(const std::string& text) {
   throw usage_error(fmt::format("--mode must be float, fake-quant or bit-exact, not \"{}\"", text));
 }
 
+// The files mase was given to read: the model, every --input file and --config. An output that
+// would land on one of them is refused before anything runs (writing -o . next to x.npy for an
+// output named x would replace the input otherwise).
+void refuse_overwriting_inputs(const run_options& o, const std::vector<fs::path>& outputs) {
+  std::vector<fs::path> read_files = {o.model};
+  for (const std::string& text : o.inputs) read_files.emplace_back(split_assignment(text, "--input").second);
+  if (o.config) read_files.push_back(*o.config);
+  for (const fs::path& out : outputs)
+    for (const fs::path& in : read_files) {
+      std::error_code ec;
+      if (fs::equivalent(out, in, ec))
+        throw mase::error(fmt::format("the output {} would overwrite {}, which mase run reads; choose another output "
+                                      "folder (-o)",
+                                      out.string(), in.string()));
+    }
+}
+
 }  // namespace
 
 int run_run(const run_options& o) {
@@ -46,6 +63,14 @@ int run_run(const run_options& o) {
 
   mase::graph g = model.graph;
   if (o.config) g = quantize_graph(model.graph, *o.config, nullptr).quantized;
+
+  std::vector<fs::path> outputs;
+  for (std::size_t k = 0; k < batches.size(); ++k)
+    for (const model_port& port : model.outputs)
+      outputs.push_back(tensor_file_path(o.output_dir, batches.size() == 1 ? port.onnx_name
+                                                                            : fmt::format("{}_{}", port.onnx_name, k),
+                                         o.format));
+  refuse_overwriting_inputs(o, outputs);
 
   std::error_code ec;
   fs::create_directories(o.output_dir, ec);

@@ -4,6 +4,7 @@
 #include "cli.hpp"
 
 #include <mase/core/error.hpp>
+#include <mase/version.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -47,7 +48,7 @@ void add_raise_flag(CLI::App& sub, bool& into) {
 int main(int argc, char** argv) {
   CLI::App app{"mase: inspect, run, profile and quantize ONNX models with mase (a C++ port of MASE)", "mase"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "mase 0.1.0");
+  app.set_version_flag("--version", fmt::format("mase {}", mase::version));
 
   info_options info;
   CLI::App* info_cmd = app.add_subcommand("info", "Report a model: inputs and outputs with shapes, parameter count, "

@@ -8,10 +8,8 @@
 #include <mase/pass/raise_granularity.hpp>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <string>
-#include <system_error>
 
 #include <unistd.h>  // isatty
 
@@ -19,48 +17,12 @@
 
 namespace mase_cli {
 
-std::pair<std::string, std::string> split_assignment(std::string_view text, std::string_view option) {
-  const std::size_t equals = text.find('=');
-  if (equals == std::string_view::npos || equals == 0 || equals + 1 == text.size())
-    throw usage_error(fmt::format("{} takes NAME=VALUE, not \"{}\"", option, text));
-  return {std::string(text.substr(0, equals)), std::string(text.substr(equals + 1))};
-}
-
-namespace {
-
-// "1,3,224,224" → [1, 3, 224, 224].
-mase::shape parse_dims(std::string_view text, std::string_view whole) {
-  mase::shape dims;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', start);
-    const std::string_view item = text.substr(start, comma == std::string_view::npos ? text.npos : comma - start);
-    std::int64_t d = 0;
-    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
-    if (ec != std::errc() || end != item.data() + item.size() || d < 0)
-      throw usage_error(fmt::format("--input-shape \"{}\": \"{}\" is not a non-negative integer; write the dimensions "
-                                    "as NAME=1,3,224,224",
-                                    whole, item));
-    if (dims.size() == mase::shape::max_rank)
-      throw usage_error(fmt::format("--input-shape \"{}\": at most {} dimensions", whole, mase::shape::max_rank));
-    dims.push_back(d);
-    if (comma == std::string_view::npos) return dims;
-    start = comma + 1;
-  }
-}
-
-}  // namespace
-
 void raise_in_place(mase::graph& g) { mase::raise_granularity_of(g); }
 
 loaded_model load_model(const fs::path& file, const std::vector<std::string>& input_shapes, bool raise,
                         const std::vector<std::string>& inputs) {
   mase::onnx::import_options options;
-  for (const std::string& text : input_shapes) {
-    const auto [name, dims] = split_assignment(text, "--input-shape");
-    if (options.input_shapes.contains(name)) throw usage_error(fmt::format("--input-shape gives \"{}\" twice", name));
-    options.input_shapes.insert_or_assign(name, parse_dims(dims, text));
-  }
+  options.input_shapes = parse_input_shapes(input_shapes);
   // The first file of each --input: a model exported with a symbolic batch takes it from there.
   mase::ordered_map<std::string> data_files;
   for (const std::string& text : inputs) {
@@ -113,9 +75,13 @@ std::string file_name_for(std::string_view onnx_name) {
   return name;
 }
 
+fs::path tensor_file_path(const fs::path& dir, std::string_view stem, std::string_view format) {
+  return dir / fmt::format("{}.{}", file_name_for(stem), format);
+}
+
 fs::path write_tensor_file(const fs::path& dir, std::string_view stem, std::string_view tensor_name,
                            const mase::tensor& t, std::string_view format) {
-  const fs::path file = dir / fmt::format("{}.{}", file_name_for(stem), format);
+  const fs::path file = tensor_file_path(dir, stem, format);
   if (format == "npy") mase::npy::save(file, t);
   else mase::onnx::save_tensor(file, t, tensor_name);
   return file;

@@ -9,8 +9,10 @@
 //   <project>/tb/sim_main.cpp      the Verilator C++ main
 //   <project>/tb/data_*.hex        the stimulus and the expected outputs, from the bit-exact evaluator
 //
-// The project is written into a staging folder next to the target and renamed into place, so a
-// failed emission never leaves a half-written project.
+// The target folder must be new, empty, or a project mase emitted before (marked by .mase-project,
+// core/project_folder.hpp); anything else is refused and nothing is touched. The project is
+// written into a staging folder and moved into place, so a failed emission changes nothing, and
+// replacing a project removes only what its manifest lists.
 //
 // Wiring: implicit nodes (flatten, reshape, view, dropout, identity) are followed through to the
 // component or graph input that produces their stream. A stream read by several components is
@@ -20,6 +22,7 @@
 // (floor, saturate): the cast the bit-exact evaluator applies between fixed-point nodes.
 
 #include <mase/core/error.hpp>
+#include <mase/core/project_folder.hpp>
 #include <mase/eval/bit_exact.hpp>
 #include <mase/eval/evaluator.hpp>
 #include <mase/ir/graph.hpp>
@@ -49,6 +52,10 @@
 namespace mase::verilog {
 
 namespace fs = std::filesystem;
+
+// The work folders of a project's tools (lint and simulation; synthesis reports).
+inline constexpr std::string_view work_folder_simulation = "sim";
+inline constexpr std::string_view work_folder_reports = "reports";
 
 struct emit_options {
   fs::path project_dir{};
@@ -233,25 +240,14 @@ public:
     require(!options_.project_dir.empty(), "emit_verilog: give the project directory (emit_options::project_dir)");
     analyse();
     check_bit_exact_and_record();
-    const fs::path target = fs::absolute(options_.project_dir);
-    const fs::path parent = target.parent_path();
-    std::error_code ec;
-    fs::create_directories(parent, ec);
-    require(!ec, fmt::format("emit_verilog: cannot create {}: {}", parent.string(), ec.message()));
-    const fs::path staging = parent / fmt::format(".{}.emitting", target.filename().string());
-    fs::remove_all(staging, ec);
-    try {
-      fs::create_directories(staging / "rtl");
-      fs::create_directories(staging / "tb");
-      write_project(staging);
-    } catch (...) {
-      fs::remove_all(staging, ec);
-      throw;
-    }
-    fs::remove_all(target, ec);
-    require(!ec, fmt::format("emit_verilog: cannot replace {}: {}", target.string(), ec.message()));
-    fs::rename(staging, target, ec);
-    require(!ec, fmt::format("emit_verilog: cannot move the project into {}: {}", target.string(), ec.message()));
+    // The folder must be new, empty or a project mase emitted before (core/project_folder.hpp);
+    // sim/ and reports/ are the tools' work folders (verilog/tools.hpp), replaced with the project.
+    project_writer out(options_.project_dir, "verilog", "emit_verilog");
+    fs::create_directories(out.staging() / "rtl");
+    fs::create_directories(out.staging() / "tb");
+    write_project(out.staging());
+    out.publish({std::string(work_folder_simulation), std::string(work_folder_reports)});
+    const fs::path target = fs::absolute(options_.project_dir);  // as the user named it (a link stays a link)
     info_.project_dir = target;
     for (fs::path& f : info_.rtl_files) f = target / f;
     return info_;

@@ -3,9 +3,11 @@
 // testbench), Icarus Verilog, and yosys (a synthesis estimate for a Xilinx 7-series part). Each
 // runs in the project directory (the ROM paths are relative to it) with its log under sim/ or
 // reports/; a tool that fails, or a simulation that prints no verdict, is a mase::error quoting
-// the end of the log.
+// the end of the log. They run only in a project mase emitted (its .mase-project marker), and
+// write only into its work folders sim/ and reports/, which the project's manifest lists.
 
 #include <mase/core/error.hpp>
+#include <mase/core/project_folder.hpp>
 #include <mase/verilog/emit.hpp>
 
 #include <cstdint>
@@ -110,6 +112,7 @@ inline std::vector<fs::path> rtl_files(const fs::path& dir) {
 // Simulates the project's testbench and returns its verdict.
 inline simulation_result simulate(const fs::path& project, simulator sim, const simulate_options& options = {}) {
   const fs::path dir = fs::absolute(project);
+  require_project(dir, "verilog", "simulate");
   require(fs::exists(dir / "tb" / "tb.sv"), fmt::format("simulate: {} has no tb/tb.sv; emit the project first", dir.string()));
   const std::string sources = detail::file_list(detail::rtl_files(dir), dir);
   const std::string stall = fmt::format("+stall={}", options.stall_percent);
@@ -156,6 +159,7 @@ inline simulation_result simulate(const fs::path& project, simulator sim, const 
 inline std::string lint(const fs::path& project) {
   detail::require_tool("verilator", "verilator");
   const fs::path dir = fs::absolute(project);
+  require_project(dir, "verilog", "lint");
   const std::string sources = detail::file_list(detail::rtl_files(dir), dir);
   const int status =
       detail::run_in(dir, fmt::format("verilator --lint-only -Wall --top-module top{}", sources), "sim/lint.log");
@@ -173,6 +177,7 @@ struct synthesis_report {
 inline synthesis_report synthesize(const fs::path& project) {
   detail::require_tool("yosys", "yosys");
   const fs::path dir = fs::absolute(project);
+  require_project(dir, "verilog", "synthesize");
   // top.sv's unpacked-array ports are beyond yosys 0.23's parser; top_core is the same design.
   // -defer: elaborate only with the design's parameters (a module's defaults may name no ROM file).
   std::string script = "read_verilog -defer -sv";
