@@ -134,10 +134,10 @@ struct quantize_config {
   // pattern wins for regex_name.
   std::vector<std::pair<std::string, node_quantize_config>> entries{};
   bool report = false;  // MASE's `report = true`: print summarize_quantization's table to std::cout
-  config_source source{};  // not part of the value: two configs are equal whatever their origin
   // Not a TOML key: give results the config leaves float a fixed-point format the hardware
   // components take (see the top of this file); the hardware flow sets it.
   bool hardware_formats = false;
+  config_source source{};  // not part of the value: two configs are equal whatever their origin
 
   friend bool operator==(const quantize_config& a, const quantize_config& b) {
     return a.by == b.by && a.default_config == b.default_config && a.entries == b.entries && a.report == b.report &&
@@ -173,7 +173,6 @@ struct precision_change {
   friend bool operator==(const precision_change&, const precision_change&) = default;
 };
 
-struct node_quantization {
 // A format the config did not give, chosen by the pass: each result of a quantized node without
 // data_out, and (for hardware) a relu input made signed.
 struct derived_format {
@@ -183,13 +182,14 @@ struct derived_format {
   friend bool operator==(const derived_format&, const derived_format&) = default;
 };
 
+struct node_quantization {
   std::string name{};
   std::string mase_op{};
   quantize_outcome outcome = quantize_outcome::not_quantizable;
   std::string config_entry{};               // the key that applied ("default", an op, a name, a pattern); "" if none
   std::vector<precision_change> changes{};  // includes formats that flowed in from producers
-};
   std::vector<derived_format> derived{};    // formats the config did not give
+};
 
 struct quantize_info {
   std::vector<node_quantization> nodes{};  // topological order
@@ -462,7 +462,6 @@ inline void check_operands_fit(const resolved_entry& e, const quantizable_op& q,
   if (e.formats->bias && q.bias == operand_use::none) refuse("bias");
 }
 
-// The result format when the config gives none (see the top of this file). `c` holds the
 // The activations mase's hardware tabulates (mase_lut): one input, one result, element by element.
 inline constexpr std::array<std::string_view, 13> tabulated_activations{
     "gelu", "sigmoid", "tanh", "silu", "elu", "selu", "softplus", "softsign", "leaky_relu", "hardswish",
@@ -479,6 +478,7 @@ inline std::string derived_result_reason(std::string_view op, bool has_bias) {
   return has_bias ? "exact: the accumulator plus the bias" : "exact: the accumulator";
 }
 
+// The result format when the config gives none (see the top of this file). `c` holds the
 // node's operand formats already set.
 inline format derived_result_format(const node& n, const common_meta& c) {
   const auto fixed_arg = [&](std::string_view entry) -> std::optional<fixed_fmt> {
@@ -623,10 +623,10 @@ inline void apply_formats(node& n, const quantizable_op& q, const resolved_entry
 
   // MASE's relu_integer / ReLUInteger quantize their input unsigned (negatives become 0, and
   // the positive range doubles); its fixed-point RTL relu is signed, as "fixed" configs are.
-  const bool unsigned_input = q.op == "relu" && e.arithmetic != nullptr && e.arithmetic->name == "integer" &&
   // For hardware (two's complement only) the unsigned input becomes signed with one more bit:
   // after saturating, the relu leaves exactly the values the unsigned format holds. (A wrapping
   // format would keep negative codes, so it stays unsigned and add_hardware_metadata refuses it.)
+  const bool unsigned_input = q.op == "relu" && e.arithmetic != nullptr && e.arithmetic->name == "integer" &&
                               f.data_in->holds<fixed_fmt>();
   for (std::size_t i = 0; i < n.inputs.size(); ++i)
     if (tensor_meta* arg = tensor_arg(c, data_in_name(i))) {
@@ -634,7 +634,6 @@ inline void apply_formats(node& n, const quantizable_op& q, const resolved_entry
       if (unsigned_input) {
         fixed_fmt u = f.data_in->get<fixed_fmt>();
         u.is_signed = false;
-        arg->precision = u;
         if (hardware && u.ovf != overflow::wrap && u.width < max_fixed_width) {
           u.is_signed = true;
           u.width += 1;
@@ -642,6 +641,7 @@ inline void apply_formats(node& n, const quantizable_op& q, const resolved_entry
                              "exact: integer's unsigned relu input, signed with one more bit (the same values after "
                              "the relu)"});
         }
+        arg->precision = u;
       }
     }
   if (q.weight != operand_use::none && !q.weight_is_data_in_1 && f.weight)
