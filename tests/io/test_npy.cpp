@@ -203,6 +203,19 @@ TEST_CASE("npy: damaged files are errors naming the file and the damage") {
   huge[9] = '\x7F';
   check_refused(dir, "huge_header.npy", huge, "truncated");
 
+  // A shape far beyond the data present is refused before anything is allocated for it (the
+  // product is formed with overflow checks: 2^32 · 2^32 · 4 wraps to 0 in 64 bits).
+  const auto with_shape = [&](std::string_view dims) {
+    std::string bytes = good;
+    bytes.replace(bytes.find("(2, 3)"), 6, dims);
+    bytes.erase(bytes.find("} ") + 1, dims.size() - 6);  // keep the header length
+    return bytes;
+  };
+  check_refused(dir, "huge_shape.npy", with_shape("(1056914421, 3)"),
+                "shape [1056914421, 3] with 4-byte elements needs 12682973052 data bytes but the file holds 24");
+  check_refused(dir, "overflowing_shape.npy", with_shape("(4294967296, 4294967296, 4)"),
+                "the shape [4294967296, 4294967296, 4] is too large");
+
   const fs::path missing = dir.path / "missing.npy";
   REQUIRE_THROWS_WITH(mase::npy::load(missing), Contains(missing.string()) && Contains("does not exist"));
 }

@@ -337,6 +337,37 @@ TEST_CASE("TensorProto reading: raw and typed fields, every numeric type into fl
     CHECK(message_of([&] { (void)mase::onnx::read_tensor_proto(t, "model.onnx: initializer w"); }) ==
           "model.onnx: initializer w: raw_data has 8 bytes; shape [3] of float needs 12");
   }
+  SECTION("a declared shape is checked against the data before anything is allocated for it") {
+    // Found by fuzzing: the shape's 3.2 billion floats were allocated (12.7 GB) before the check.
+    TP raw;
+    raw.set_data_type(TP::FLOAT);
+    raw.add_dims(1056914421);
+    raw.add_dims(3);
+    raw.set_raw_data(std::string(864, '\0'));
+    CHECK(message_of([&] { (void)mase::onnx::read_tensor_proto(raw, "model.onnx: initializer w"); }) ==
+          "model.onnx: initializer w: raw_data has 864 bytes; shape [1056914421, 3] of float needs 12682973052");
+    TP typed;
+    typed.set_data_type(TP::FLOAT);
+    typed.add_dims(65536);
+    typed.add_dims(65535);
+    for (float v : {1.0f, 2.0f, 3.0f, 4.0f}) typed.add_float_data(v);
+    CHECK(message_of([&] { (void)mase::onnx::read_tensor_proto(typed, "w"); }) ==
+          "w: shape [65536, 65535] holds 4294901760 values but float_data has 4");
+    TP integers;
+    integers.set_data_type(TP::INT64);
+    integers.add_dims(std::int64_t{1} << 31);
+    integers.add_dims(2);
+    integers.add_int64_data(1);
+    CHECK(message_of([&] { (void)mase::onnx::read_tensor_proto(integers, "s"); }) ==
+          "s: shape [2147483648, 2] holds 4294967296 values but int64_data has 1");
+    // The fuzzer's model, whole: the import stops at that initializer with the message.
+    const fs::path finding =
+        fixtures.parent_path().parent_path() / "fuzz" / "corpus" / "onnx_model" / "onnx_initializer_12gb_allocation.onnx";
+    const std::string finding_message = message_of([&] { (void)mase::onnx::load_model(finding); });
+    CHECK_THAT(finding_message, Catch::Contains(finding.string()) &&
+                                    Catch::Contains("raw_data has 864 bytes; shape [1056914421, 3] of float needs "
+                                                    "12682973052"));
+  }
   SECTION("strings are unsupported") {
     TP t;
     t.set_data_type(TP::STRING);

@@ -22,6 +22,7 @@
 #include <mase/core/temp_file.hpp>
 #include <mase/core/tensor.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstddef>
@@ -253,6 +254,16 @@ inline std::string read_whole_file(const std::filesystem::path& file) {
   return std::move(bytes).str();
 }
 
+// The data bytes the header's shape needs, or nothing when that number overflows: the shape's
+// dimensions are each below 2^63 but their product is unchecked (shape::numel would overflow).
+inline std::optional<std::size_t> data_bytes_of(const header& h) {
+  if (std::find(h.dims.begin(), h.dims.end(), 0) != h.dims.end()) return 0;
+  std::size_t bytes = h.type.bytes;
+  for (const std::int64_t d : h.dims)
+    if (__builtin_mul_overflow(bytes, static_cast<std::size_t>(d), &bytes)) return std::nullopt;
+  return bytes;
+}
+
 // Converts `count` little-endian elements of `type` to float.
 inline void convert(const char* bytes, element_type type, std::size_t count, float* out) {
   const std::size_t b = type.bytes;
@@ -287,10 +298,10 @@ inline void convert(const char* bytes, element_type type, std::size_t count, flo
 
 }  // namespace detail
 
-// The array in `file`, as float32 (see the top of this file for what is read).
-inline tensor load(const std::filesystem::path& file) {
-  const std::string bytes = detail::read_whole_file(file);
-  const std::string_view all(bytes);
+// The array in a .npy file's bytes, as float32; `file` names it in errors (see the top of this
+// file for what is read). Nothing is allocated before the header's shape is checked against the
+// bytes present.
+inline tensor from_npy_bytes(std::string_view all, const std::filesystem::path& file) {
   if (all.size() < detail::magic.size() + 2 || all.substr(0, detail::magic.size()) != detail::magic)
     throw error(fmt::format("cannot load {}: not a .npy file (it does not start with numpy's magic \"\\x93NUMPY\")",
                             file.string()));
@@ -311,21 +322,24 @@ inline tensor load(const std::filesystem::path& file) {
   const detail::header h = detail::parse_header(all.substr(header_start, header_length), file);
 
   const std::size_t data_start = header_start + header_length;
-  const auto count = static_cast<std::size_t>(h.dims.numel());
-  // Dimensions were parsed without overflow, but their product may still be absurd.
-  if (h.dims.numel() < 0 || (count != 0 && h.type.bytes > std::numeric_limits<std::size_t>::max() / count))
-    throw error(fmt::format("cannot load {}: the shape {} is too large", file.string(), to_string(h.dims)));
-  const std::size_t data_bytes = count * h.type.bytes;
+  const std::optional<std::size_t> data_bytes = detail::data_bytes_of(h);
+  if (!data_bytes)
+    throw error(fmt::format("cannot load {}: the shape {} is too large (its size in bytes overflows)", file.string(),
+                            to_string(h.dims)));
   const std::size_t present = all.size() - data_start;
-  if (present != data_bytes)
+  if (present != *data_bytes)
     throw error(fmt::format("cannot load {}: shape {} with {}-byte elements needs {} data bytes but the file holds {}; "
                             "the file is {}",
-                            file.string(), to_string(h.dims), h.type.bytes, data_bytes, present,
-                            present < data_bytes ? "truncated" : "damaged (extra bytes after the data)"));
+                            file.string(), to_string(h.dims), h.type.bytes, *data_bytes, present,
+                            present < *data_bytes ? "truncated" : "damaged (extra bytes after the data)"));
+  // Only now, with the shape matching the bytes present, is the tensor allocated.
   tensor t(h.dims);
-  detail::convert(all.data() + data_start, h.type, count, t.data());
+  detail::convert(all.data() + data_start, h.type, *data_bytes / h.type.bytes, t.data());
   return t;
 }
+
+// The array in `file`, as float32 (see the top of this file for what is read).
+inline tensor load(const std::filesystem::path& file) { return from_npy_bytes(detail::read_whole_file(file), file); }
 
 // The .npy bytes numpy.save writes for a float32 array of this shape and these values.
 inline std::string to_npy_bytes(const tensor& t) {

@@ -66,15 +66,20 @@ inline imported_model load_model(const std::filesystem::path& file, const import
   return parse_model(std::as_bytes(std::span(bytes.data(), bytes.size())), file.string(), options);
 }
 
-// A TensorProto file (as the ONNX backend tests store inputs and outputs), read into float32.
-inline tensor load_tensor(const std::filesystem::path& pb_file) {
-  const std::string bytes = detail::read_file(pb_file, "TensorProto file");
+// A serialized TensorProto (a .pb file's bytes), read into float32; `source` names it in errors.
+inline tensor parse_tensor(std::span<const std::byte> bytes, std::string_view source) {
   ::onnx::TensorProto proto;
   if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()) ||
       !proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
-    throw error(fmt::format("{}: not an ONNX TensorProto (the protobuf does not parse)", pb_file.string()));
-  tensor_data d = read_tensor_proto(proto, pb_file.string());
+    throw error(fmt::format("{}: not an ONNX TensorProto (the protobuf does not parse)", source));
+  tensor_data d = read_tensor_proto(proto, source);
   return tensor(d.shape, std::move(d.values));
+}
+
+// A TensorProto file (as the ONNX backend tests store inputs and outputs), read into float32.
+inline tensor load_tensor(const std::filesystem::path& pb_file) {
+  const std::string bytes = detail::read_file(pb_file, "TensorProto file");
+  return parse_tensor(std::as_bytes(std::span(bytes.data(), bytes.size())), pb_file.string());
 }
 
 // Writes `t` as a float32 TensorProto named `name`, atomically.

@@ -65,6 +65,7 @@
 #include <mase/ir/graph.hpp>
 #include <mase/ir/metadata.hpp>
 #include <mase/pass/pipeline.hpp>
+#include <mase/pass/name_pattern.hpp>
 #include <mase/pass/quantization_report.hpp>
 
 #include <algorithm>
@@ -727,7 +728,7 @@ struct quantize_pass {
     std::optional<resolved_entry> fallback;
     if (config.default_config) fallback = resolve_entry(config.source, "default", *config.default_config, false);
     std::vector<resolved_entry> entries;
-    std::vector<std::regex> patterns;
+    std::vector<name_pattern> patterns;
     for (const auto& entry : config.entries) {
       const std::string& key = entry.first;
       const std::string where = entry_location(config.source, key);
@@ -742,11 +743,7 @@ struct quantize_pass {
       } else if (config.by == quantize_by::name) {
         check_name_key(g, e);
       } else {
-        try {
-          patterns.emplace_back(key, std::regex::ECMAScript);
-        } catch (const std::regex_error& x) {
-          throw error(fmt::format("{}: \"{}\" is not a valid regular expression ({})", where, key, x.what()));
-        }
+        patterns.emplace_back(key, where);  // a mase::error naming `where` if invalid or too long
       }
     }
 
@@ -759,7 +756,7 @@ struct quantize_pass {
       const resolved_entry* entry = nullptr;
       if (config.by == quantize_by::regex_name) {
         for (std::size_t i = 0; i < patterns.size() && entry == nullptr; ++i)
-          if (std::regex_match(n.name, patterns[i])) entry = &entries[i];
+          if (patterns[i].matches(n.name)) entry = &entries[i];
       } else {
         const std::string_view key = config.by == quantize_by::type ? n.op_name() : std::string_view(n.name);
         const auto it =

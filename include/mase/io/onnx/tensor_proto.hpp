@@ -154,15 +154,31 @@ inline tensor_data read_tensor_proto(const ::onnx::TensorProto& t, std::string_v
       throw error(fmt::format("{}: shape {} holds {} values but {} has {}", where, to_string(out.shape), count, field,
                               have));
   };
+  // The declared shape is checked against the data actually present before anything is
+  // allocated for it, so a damaged shape costs an error, not memory (count is at most 2^32).
+  if (t.has_raw_data()) {
+    const std::size_t size = detail::raw_element_size(type);
+    if (t.raw_data().size() != count * size)
+      throw error(fmt::format("{}: raw_data has {} bytes; shape {} of {} needs {}", where, t.raw_data().size(),
+                              to_string(out.shape), element_type_name(type), count * size));
+  } else {
+    // Typed fields: float_data for float; double_data for double; int64_data for int64;
+    // uint64_data for uint32/uint64; int32_data for every narrower type, float16 and bfloat16 bits.
+    switch (type) {
+      case T::FLOAT: expect_count(static_cast<std::size_t>(t.float_data_size()), "float_data"); break;
+      case T::DOUBLE: expect_count(static_cast<std::size_t>(t.double_data_size()), "double_data"); break;
+      case T::INT64: expect_count(static_cast<std::size_t>(t.int64_data_size()), "int64_data"); break;
+      case T::UINT32:
+      case T::UINT64: expect_count(static_cast<std::size_t>(t.uint64_data_size()), "uint64_data"); break;
+      default: expect_count(static_cast<std::size_t>(t.int32_data_size()), "int32_data"); break;
+    }
+  }
   out.values.resize(count);
   if (integer) out.integers->resize(count);
 
   if (t.has_raw_data()) {
     const std::string& raw = t.raw_data();
     const std::size_t size = detail::raw_element_size(type);
-    if (raw.size() != count * size)
-      throw error(fmt::format("{}: raw_data has {} bytes; shape {} of {} needs {}", where, raw.size(),
-                              to_string(out.shape), element_type_name(type), count * size));
     const char* p = raw.data();
     for (std::size_t i = 0; i < count; ++i, p += size) {
       switch (type) {
@@ -198,19 +214,15 @@ inline tensor_data read_tensor_proto(const ::onnx::TensorProto& t, std::string_v
     return out;
   }
 
-  // Typed fields: float_data for float; double_data for double; int64_data for int64;
-  // uint64_data for uint32/uint64; int32_data for every narrower type, float16 and bfloat16 bits.
+  // The typed field's length was checked above.
   switch (type) {
     case T::FLOAT:
-      expect_count(static_cast<std::size_t>(t.float_data_size()), "float_data");
       for (std::size_t i = 0; i < count; ++i) out.values[i] = t.float_data(static_cast<int>(i));
       break;
     case T::DOUBLE:
-      expect_count(static_cast<std::size_t>(t.double_data_size()), "double_data");
       for (std::size_t i = 0; i < count; ++i) out.values[i] = static_cast<float>(t.double_data(static_cast<int>(i)));
       break;
     case T::INT64:
-      expect_count(static_cast<std::size_t>(t.int64_data_size()), "int64_data");
       for (std::size_t i = 0; i < count; ++i) {
         const std::int64_t v = t.int64_data(static_cast<int>(i));
         put(i, static_cast<double>(v), v);
@@ -218,7 +230,6 @@ inline tensor_data read_tensor_proto(const ::onnx::TensorProto& t, std::string_v
       break;
     case T::UINT32:
     case T::UINT64:
-      expect_count(static_cast<std::size_t>(t.uint64_data_size()), "uint64_data");
       for (std::size_t i = 0; i < count; ++i) {
         const std::uint64_t v = t.uint64_data(static_cast<int>(i));
         put(i, static_cast<double>(v),
@@ -228,7 +239,6 @@ inline tensor_data read_tensor_proto(const ::onnx::TensorProto& t, std::string_v
       }
       break;
     default:
-      expect_count(static_cast<std::size_t>(t.int32_data_size()), "int32_data");
       for (std::size_t i = 0; i < count; ++i) {
         const std::int32_t v = t.int32_data(static_cast<int>(i));
         if (type == T::FLOAT16) out.values[i] = detail::half_to_float(static_cast<std::uint16_t>(v));

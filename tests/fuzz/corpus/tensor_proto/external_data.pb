@@ -1,0 +1,2 @@
+pj
+locationw.bin
