@@ -464,6 +464,21 @@ TEST_CASE("quantize errors name the entry, the key and the fix") {
     });
     CHECK_THAT(m, Catch::Contains("\"fc(\" is not a valid regular expression"));
   }
+  SECTION("patterns that would backtrack for ages or exhaust the stack") {
+    // Found by fuzzing the TOML loader: nested quantifiers made std::regex_match take time
+    // exponential in the name's length (tests/fuzz/corpus/quant_config/regex_nested.toml, replayed
+    // by fuzz/quant_config_corpus, is the hang itself). Such patterns still work, and absurdly
+    // long ones, which would exhaust the stack while compiling, are refused.
+    const std::string nested = std::string(40, '(') + "f*" + std::string(40, ')') + std::string(40, '*') + "x";
+    CHECK_NOTHROW((void)(g | quantize({.by = quantize_by::regex_name, .default_config = integer_keys(8, 3),
+                                       .entries = {{"((((f|c|fc)*)*)*)*x", integer_keys(6, 2)},
+                                                   {nested, integer_keys(6, 2)}}})));
+    const std::string m = message_of([&] {
+      (void)(g | quantize({.by = quantize_by::regex_name, .default_config = {},
+                           .entries = {{std::string(2000, '('), integer_keys(8, 3)}}}));
+    });
+    CHECK_THAT(m, Catch::Contains("the regular expression is 2000 characters long; mase takes at most 1000"));
+  }
   SECTION("duplicate entries") {
     const std::string m = message_of([&] {
       (void)(g | quantize({.by = quantize_by::type,
