@@ -4,6 +4,8 @@
 
 #include <mase/core/project_folder.hpp>
 
+#include "../support/folder_snapshot.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -18,41 +20,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path fresh_folder(const std::string& name) {
-  const fs::path dir = fs::path(MASE_TEST_OUTPUT_DIR) / "project_folder" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-void write(const fs::path& file, const std::string& text) {
-  fs::create_directories(file.parent_path());
-  std::ofstream(file, std::ios::binary) << text;
-}
-
-std::string read(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// Every file under `dir` (links as "-> target"), by relative path, with its bytes.
-std::map<std::string, std::string> snapshot(const fs::path& dir) {
-  std::map<std::string, std::string> files;
-  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
-    const std::string name = fs::relative(it->path(), dir).generic_string();
-    if (it->is_symlink()) files[name] = "-> " + fs::read_symlink(it->path()).string();
-    else if (it->is_directory()) files[name + "/"] = "";
-    else files[name] = read(it->path());
-  }
-  return files;
-}
+fs::path fresh_folder(const std::string& name) { return mase_test::fresh_folder("project_folder", name); }
+using mase_test::read_file;
+using mase_test::snapshot;
+using mase_test::write_file;
 
 // Writes a small project: `files` relative paths with their text.
 mase::project_manifest emit(const fs::path& dir, const std::map<std::string, std::string>& files) {
   mase::project_writer out(dir, "test", "emit_test");
-  for (const auto& [name, text] : files) write(out.staging() / name, text);
+  for (const auto& [name, text] : files) write_file(out.staging() / name, text);
   return out.publish({"sim"});
 }
 
@@ -64,11 +40,11 @@ TEST_CASE("a project goes into a new folder, with a marker listing what mase wro
   CHECK(m.files == std::set<std::string>{"rtl/top.sv", "tb/tb.sv"});
   CHECK(m.folders == std::set<std::string>{"rtl", "tb"});
   CHECK(m.work_folders == std::set<std::string>{"sim"});
-  CHECK(read(dir / "rtl/top.sv") == "module top; endmodule\n");
+  CHECK(read_file(dir / "rtl/top.sv") == "module top; endmodule\n");
   const auto recorded = mase::read_project_manifest(dir);
   REQUIRE(recorded.has_value());
   CHECK(*recorded == m);
-  CHECK(read(dir / ".mase-project").rfind("mase-project 1\nmase 0.1.0\nkind test\n", 0) == 0);
+  CHECK(read_file(dir / ".mase-project").rfind("mase-project 1\nmase 0.1.0\nkind test\n", 0) == 0);
   // Nothing but the project: no staging folder left behind.
   CHECK(snapshot(dir).size() == 5);  // rtl/, rtl/top.sv, tb/, tb/tb.sv, .mase-project
 }
@@ -77,21 +53,21 @@ TEST_CASE("a project goes into an empty folder, and into a link to one") {
   const fs::path root = fresh_folder("empty");
   fs::create_directory(root / "out");
   emit(root / "out", {{"x.txt", "x"}});
-  CHECK(read(root / "out/x.txt") == "x");
+  CHECK(read_file(root / "out/x.txt") == "x");
 
   fs::create_directory(root / "real");
   fs::create_directory_symlink("real", root / "link");
   emit(root / "link", {{"y.txt", "y"}});
   CHECK(fs::is_symlink(root / "link"));  // the link stays, the project lands where it points
-  CHECK(read(root / "real/y.txt") == "y");
+  CHECK(read_file(root / "real/y.txt") == "y");
 }
 
 TEST_CASE("a folder holding files mase did not write is refused and left untouched") {
   const fs::path dir = fresh_folder("foreign");
-  write(dir / "model.onnx", "onnx bytes");
-  write(dir / "q.toml", "[default]\n");
-  write(dir / "notes.txt", "my notes");
-  write(dir / "src/top.sv", "my own RTL");
+  write_file(dir / "model.onnx", "onnx bytes");
+  write_file(dir / "q.toml", "[default]\n");
+  write_file(dir / "notes.txt", "my notes");
+  write_file(dir / "src/top.sv", "my own RTL");
   const auto before = snapshot(dir);
   CHECK_THROWS_WITH(emit(dir, {{"rtl/top.sv", "generated"}}),
                     Catch::Contains("is not empty and is not a project mase wrote") &&
@@ -102,8 +78,8 @@ TEST_CASE("a folder holding files mase did not write is refused and left untouch
 
 TEST_CASE("the current folder, its parent and the home folder are refused when they hold anything") {
   const fs::path dir = fresh_folder("relative");
-  write(dir / "inner/model.onnx", "model");
-  write(dir / "notes.txt", "notes");
+  write_file(dir / "inner/model.onnx", "model");
+  write_file(dir / "notes.txt", "notes");
   const auto before = snapshot(dir);
   const fs::path previous = fs::current_path();
   fs::current_path(dir / "inner");
@@ -115,7 +91,7 @@ TEST_CASE("the current folder, its parent and the home folder are refused when t
 
 TEST_CASE("a file or a link to a file at the target is refused") {
   const fs::path dir = fresh_folder("file_target");
-  write(dir / "out", "a file, not a folder");
+  write_file(dir / "out", "a file, not a folder");
   fs::create_symlink("out", dir / "link");
   const auto before = snapshot(dir);
   CHECK_THROWS_WITH(emit(dir / "out", {{"a", "a"}}), Catch::Contains("exists and is not a folder"));
@@ -126,24 +102,24 @@ TEST_CASE("a file or a link to a file at the target is refused") {
 TEST_CASE("replacing a project removes what its manifest lists, and nothing a user added") {
   const fs::path dir = fresh_folder("replace");
   emit(dir, {{"rtl/top.sv", "v1"}, {"rtl/old_rom.hex", "00"}, {"gone/only_v1.txt", "v1"}});
-  write(dir / "notes.txt", "user notes");       // beside the project
-  write(dir / "rtl/my_wrapper.sv", "user RTL");  // inside one of its folders
-  write(dir / "sim/verilator.log", "a log");     // in its work folder: mase's
+  write_file(dir / "notes.txt", "user notes");       // beside the project
+  write_file(dir / "rtl/my_wrapper.sv", "user RTL");  // inside one of its folders
+  write_file(dir / "sim/verilator.log", "a log");     // in its work folder: mase's
   emit(dir, {{"rtl/top.sv", "v2"}, {"tb/tb.sv", "tb v2"}});
-  CHECK(read(dir / "rtl/top.sv") == "v2");
-  CHECK(read(dir / "tb/tb.sv") == "tb v2");
+  CHECK(read_file(dir / "rtl/top.sv") == "v2");
+  CHECK(read_file(dir / "tb/tb.sv") == "tb v2");
   CHECK_FALSE(fs::exists(dir / "rtl/old_rom.hex"));
   CHECK_FALSE(fs::exists(dir / "gone"));  // emptied, so removed
   CHECK_FALSE(fs::exists(dir / "sim"));   // the work folder goes with the old project
-  CHECK(read(dir / "notes.txt") == "user notes");
-  CHECK(read(dir / "rtl/my_wrapper.sv") == "user RTL");
+  CHECK(read_file(dir / "notes.txt") == "user notes");
+  CHECK(read_file(dir / "rtl/my_wrapper.sv") == "user RTL");
   CHECK(mase::read_project_manifest(dir)->files == std::set<std::string>{"rtl/top.sv", "tb/tb.sv"});
 }
 
 TEST_CASE("a user's file where the new project puts one stops the swap before anything changes") {
   const fs::path dir = fresh_folder("in_the_way");
   emit(dir, {{"rtl/top.sv", "v1"}});
-  write(dir / "rtl/extra.sv", "the user's extra.sv");
+  write_file(dir / "rtl/extra.sv", "the user's extra.sv");
   const auto before = snapshot(dir);
   CHECK_THROWS_WITH(emit(dir, {{"rtl/top.sv", "v2"}, {"rtl/extra.sv", "generated"}}),
                     Catch::Contains("rtl/extra.sv") && Catch::Contains("nothing was changed"));
@@ -154,11 +130,11 @@ TEST_CASE("removal never goes through a link the user put in place of a project 
   const fs::path root = fresh_folder("links");
   const fs::path dir = root / "project";
   emit(dir, {{"rtl/top.sv", "v1"}});
-  write(root / "my_sources/top.sv", "precious");
+  write_file(root / "my_sources/top.sv", "precious");
   fs::remove_all(dir / "rtl");
   fs::create_directory_symlink("../my_sources", dir / "rtl");
   CHECK_THROWS_WITH(emit(dir, {{"rtl/top.sv", "v2"}}), Catch::Contains("rtl"));
-  CHECK(read(root / "my_sources/top.sv") == "precious");
+  CHECK(read_file(root / "my_sources/top.sv") == "precious");
   CHECK(fs::is_symlink(dir / "rtl"));
 }
 
@@ -166,7 +142,7 @@ TEST_CASE("a failure before publishing leaves the folder as it was") {
   const fs::path root = fresh_folder("failure");
   {
     mase::project_writer out(root / "new/deep", "test", "emit_test");
-    write(out.staging() / "half.sv", "half");
+    write_file(out.staging() / "half.sv", "half");
   }  // destroyed without publish(): an exception while writing
   CHECK_FALSE(fs::exists(root / "new"));  // the folders it created are gone again
 
@@ -174,33 +150,33 @@ TEST_CASE("a failure before publishing leaves the folder as it was") {
   const auto before = snapshot(root / "old");
   {
     mase::project_writer out(root / "old", "test", "emit_test");
-    write(out.staging() / "a.txt", "v2");
+    write_file(out.staging() / "a.txt", "v2");
   }
   CHECK(snapshot(root / "old") == before);
 }
 
 TEST_CASE("a marker that lists paths outside the folder, or of another kind, is refused") {
   const fs::path root = fresh_folder("bad_marker");
-  write(root / "victim.txt", "keep me");
-  write(root / "p/.mase-project", "mase-project 1\nkind test\nfile ../victim.txt\n");
+  write_file(root / "victim.txt", "keep me");
+  write_file(root / "p/.mase-project", "mase-project 1\nkind test\nfile ../victim.txt\n");
   CHECK_THROWS_WITH(emit(root / "p", {{"a", "a"}}), Catch::Contains("not a path inside the folder"));
-  write(root / "q/.mase-project", "mase-project 1\nkind test\nfile /etc/passwd\n");
+  write_file(root / "q/.mase-project", "mase-project 1\nkind test\nfile /etc/passwd\n");
   CHECK_THROWS_WITH(emit(root / "q", {{"a", "a"}}), Catch::Contains("not a path inside the folder"));
-  write(root / "r/.mase-project", "mase-project 1\nkind other\n");
+  write_file(root / "r/.mase-project", "mase-project 1\nkind other\n");
   CHECK_THROWS_WITH(emit(root / "r", {{"a", "a"}}), Catch::Contains("holds a mase other project"));
-  write(root / "s/.mase-project", "not a marker\n");
+  write_file(root / "s/.mase-project", "not a marker\n");
   CHECK_THROWS_WITH(emit(root / "s", {{"a", "a"}}), Catch::Contains("first line"));
-  CHECK(read(root / "victim.txt") == "keep me");
+  CHECK(read_file(root / "victim.txt") == "keep me");
 }
 
 TEST_CASE("an interrupted swap leaves a marker the next emission cleans up") {
   const fs::path dir = fresh_folder("interrupted");
   emit(dir, {{"a.txt", "v1"}});
   // What a process killed during the swap leaves: a staging folder listed in the marker.
-  write(dir / ".mase-staging-dead01/a.txt", "v2");
-  write(dir / ".mase-project", "mase-project 1\nkind test\nfile a.txt\nwork .mase-staging-dead01\nwork sim\n");
+  write_file(dir / ".mase-staging-dead01/a.txt", "v2");
+  write_file(dir / ".mase-project", "mase-project 1\nkind test\nfile a.txt\nwork .mase-staging-dead01\nwork sim\n");
   emit(dir, {{"a.txt", "v3"}});
-  CHECK(read(dir / "a.txt") == "v3");
+  CHECK(read_file(dir / "a.txt") == "v3");
   CHECK_FALSE(fs::exists(dir / ".mase-staging-dead01"));
 }
 

@@ -11,6 +11,8 @@
 #include <mase/pass/add_common_metadata.hpp>
 #include <mase/pass/report.hpp>
 
+#include "../support/folder_snapshot.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -24,28 +26,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path fresh_folder(const std::string& name) {
-  const fs::path dir = fs::path(MASE_TEST_OUTPUT_DIR) / "writers" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-void write(const fs::path& file, const std::string& text) { std::ofstream(file, std::ios::binary) << text; }
-
-std::string read(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::map<std::string, std::string> snapshot(const fs::path& dir) {
-  std::map<std::string, std::string> files;
-  for (const auto& entry : fs::recursive_directory_iterator(dir))
-    files[fs::relative(entry.path(), dir).generic_string()] = entry.is_directory() ? "<folder>" : read(entry.path());
-  return files;
-}
+using mase_test::read_file;
+using mase_test::snapshot;
+using mase_test::write_file;
 
 // Foreign files every test places beside its target: names a writer might be tempted to use.
 const std::map<std::string, std::string> foreign = {
@@ -55,8 +38,8 @@ const std::map<std::string, std::string> foreign = {
 };
 
 fs::path folder_with_foreign_files(const std::string& name) {
-  const fs::path dir = fresh_folder(name);
-  for (const auto& [file, text] : foreign) write(dir / file, text);
+  const fs::path dir = mase_test::fresh_folder("writers", name);
+  for (const auto& [file, text] : foreign) write_file(dir / file, text);
   return dir;
 }
 
@@ -95,10 +78,10 @@ TEST_CASE("export_checkpoint writes only its pair and replaces it whole") {
   // the other file is not replaced either.
   for (const std::string taken : {"other.safetensors", "other.json"}) {
     const std::string kept = taken == "other.json" ? "other.safetensors" : "other.json";
-    write(dir / kept, "the user's " + kept);
+    write_file(dir / kept, "the user's " + kept);
     fs::create_directory(dir / taken);
     CHECK_THROWS_WITH(mase::export_checkpoint(g, dir / "other"), Catch::Contains(taken));
-    CHECK(read(dir / kept) == "the user's " + kept);
+    CHECK(read_file(dir / kept) == "the user's " + kept);
     fs::remove(dir / kept);
     fs::remove(dir / taken);
   }
@@ -109,15 +92,15 @@ TEST_CASE("draw writes only its file") {
   const fs::path dir = folder_with_foreign_files("draw");
   mase::draw(small_graph(), dir / "g.dot");
   check_only(dir, {"g.dot"});
-  CHECK(read(dir / "g.dot").rfind("digraph", 0) == 0);
+  CHECK(read_file(dir / "g.dot").rfind("digraph", 0) == 0);
 
   // A drawing that cannot be made (no Graphviz on PATH) leaves the file at the target alone.
-  write(dir / "g.svg", "<svg>the user's drawing</svg>");
+  write_file(dir / "g.svg", "<svg>the user's drawing</svg>");
   const std::string path = std::getenv("PATH");
   ::setenv("PATH", "/nonexistent", 1);
   CHECK_THROWS_WITH(mase::draw(small_graph(), dir / "g.svg"), Catch::Contains("not on PATH"));
   ::setenv("PATH", path.c_str(), 1);
-  CHECK(read(dir / "g.svg") == "<svg>the user's drawing</svg>");
+  CHECK(read_file(dir / "g.svg") == "<svg>the user's drawing</svg>");
   check_only(dir, {"g.dot", "g.svg"});
 }
 
@@ -129,9 +112,9 @@ TEST_CASE("npy::save writes only its file and refuses a folder at the target") {
   CHECK(mase::npy::load(dir / "t.npy") == t);
 
   fs::create_directory(dir / "taken.npy");
-  write(dir / "taken.npy" / "inside.txt", "inside");
+  write_file(dir / "taken.npy" / "inside.txt", "inside");
   CHECK_THROWS_WITH(mase::npy::save(dir / "taken.npy", t), Catch::Contains("taken.npy"));
-  CHECK(read(dir / "taken.npy" / "inside.txt") == "inside");
+  CHECK(read_file(dir / "taken.npy" / "inside.txt") == "inside");
   fs::remove_all(dir / "taken.npy");
   check_only(dir, {"t.npy"});
 }
@@ -141,5 +124,5 @@ TEST_CASE("a report written to a file writes only that file") {
   const auto g = small_graph() | mase::init_metadata | mase::add_common_metadata;
   g | mase::report_node_shape(dir / "shapes.txt");
   check_only(dir, {"shapes.txt"});
-  CHECK(read(dir / "shapes.txt").find("fc1") != std::string::npos);
+  CHECK(read_file(dir / "shapes.txt").find("fc1") != std::string::npos);
 }
