@@ -88,7 +88,65 @@ std::string message_of(const auto& f) {
   return "(no error)";
 }
 
+// A user's op (tests/eval/test_user_ops.cpp has its sibling): PyTorch's Hardshrink.
+struct hard_shrink {
+  double lambda = 0.5;
+
+  static constexpr std::string_view name = "hard_shrink";
+  using kind = mase::kind::module_related_func;
+  static constexpr mase::arity inputs{1, 1};
+  static constexpr auto attributes() { return std::tuple{mase::attribute("lambda", &hard_shrink::lambda)}; }
+  constexpr mase::shape_result infer_shapes(std::span<const mase::shape> in) const { return mase::shape_ok(in[0]); }
+  constexpr bool operator==(const hard_shrink&) const = default;
+  void evaluate(const mase::eval::kernel_args& args) const {
+    for (std::size_t i = 0; i < args.input(0).size(); ++i) {
+      const float v = args.input(0).data()[i];
+      args.output().data()[i] = std::fabs(v) > lambda ? v : 0.0f;
+    }
+  }
+};
+
+void convert_hard_shrink(mase::onnx::importer& c) {
+  c.set_output(0, c.emit(hard_shrink{.lambda = c.float_attribute("lambd", 0.5)}, {c.input(0)}));
+}
+
 }  // namespace
+
+TEST_CASE("a user's converter imports a node of a custom domain into the user's op") {
+  model_builder m({2, 3});
+  auto& n = m.node("HardShrink", {"x"}, {"y"}, "shrink");
+  n.set_domain("com.example");
+  auto* lambd = n.add_attribute();
+  lambd->set_name("lambd");
+  lambd->set_type(::onnx::AttributeProto::FLOAT);
+  lambd->set_f(0.75f);
+  m.node("Relu", {"y"}, {"z"}, "relu");
+  m.output("z");
+
+  CHECK(message_of([&] { (void)m.import(); }) ==
+        "test.onnx: 1 op type is not supported: com.example.HardShrink (node shrink). docs/onnx.md lists the "
+        "supported ops");
+
+  import_options options;
+  options.converters["com.example.HardShrink"] = convert_hard_shrink;
+  const auto imported = m.import(options);
+  const mase::node& shrink = imported.graph.at("shrink");
+  REQUIRE(shrink.is<hard_shrink>());
+  CHECK(shrink.as<hard_shrink>().lambda == 0.75);
+
+  mase::tensor x({2, 3});
+  const float values[] = {-2.0f, -0.75f, -0.5f, 0.5f, 0.875f, 3.0f};
+  std::copy(std::begin(values), std::end(values), x.data());
+  mase::evaluator ev(imported.graph);
+  const mase::tensor& z = ev.run({{imported.inputs[0].node, x}})[0];
+  const float expected[] = {0.0f, 0.0f, 0.0f, 0.0f, 0.875f, 3.0f};  // relu(hard_shrink(x, 0.75))
+  for (std::size_t i = 0; i < 6; ++i) CHECK(z.data()[i] == expected[i]);
+
+  // A converter for an op type mase converts replaces mase's; its errors name the node.
+  options.converters["Relu"] = [](mase::onnx::importer& c) { c.fail("this converter refuses every node"); };
+  CHECK(message_of([&] { (void)m.import(options); }) ==
+        "test.onnx: node \"relu\" (Relu): this converter refuses every node");
+}
 
 TEST_CASE("the PyTorch fixtures match PyTorch's outputs, as imported and after raising granularity") {
   for (const char* name : {"mlp", "cnn", "transformer_encoder_opset13", "transformer_encoder_opset17"}) {

@@ -30,7 +30,7 @@ public:
   explicit tensor(const mase::shape& s) : shape_(s), data_(checked_numel(s), 0.0f) {}
   tensor(const mase::shape& s, std::vector<float> values) : shape_(s), data_(std::move(values)) {
     require(data_.size() == checked_numel(s),
-            fmt::format("tensor: shape {} holds {} values, but {} were given", to_string(s), s.numel(), data_.size()));
+            "tensor: shape {} holds {} values, but {} were given", to_string(s), s.numel(), data_.size());
   }
 
   const mase::shape& shape() const noexcept { return shape_; }
@@ -65,10 +65,10 @@ private:
   static std::size_t checked_numel(const mase::shape& s) {
     std::int64_t count = 1;
     for (std::int64_t d : s) {
-      require(d >= 0, fmt::format("tensor: shape {} has a negative dimension", to_string(s)));
+      require(d >= 0, "tensor: shape {} has a negative dimension", to_string(s));
       // A shape computed from a damaged model can overflow the element count.
       require(!__builtin_mul_overflow(count, d, &count),
-              fmt::format("tensor: shape {} has more elements than a tensor can hold", to_string(s)));
+              "tensor: shape {} has more elements than a tensor can hold", to_string(s));
     }
     return static_cast<std::size_t>(count);
   }

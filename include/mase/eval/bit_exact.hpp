@@ -122,7 +122,7 @@ constexpr std::string_view to_string(accumulator_type t) noexcept {
 
 template <class Node>
 folded_batch_norm fold_batch_norm(const Node& n, const fixed_fmt& x, const fixed_fmt& w, const fixed_fmt& b) {
-  const auto& bn = std::get<op::batch_norm2d>(n.op);
+  const auto& bn = n.template as<op::batch_norm2d>();
   const auto values = [&](std::string_view role, float fallback) {
     const auto it = n.parameters.find(std::string(role));
     return it == n.parameters.end() ? std::vector<float>(static_cast<std::size_t>(bn.num_features), fallback)
@@ -324,9 +324,9 @@ bit_exact_kernel make_matmul_kernel(const node& n, const fixed_fmt& a_fmt, const
 
 template <class Make>
 bit_exact_kernel with_accumulator(int acc_width, const node& n, Make&& make) {
-  require(acc_width <= 63, fmt::format("node {}: the bit-exact accumulator needs {} bits, more than int64 holds; "
+  require(acc_width <= 63, "node {}: the bit-exact accumulator needs {} bits, more than int64 holds; "
                                        "use narrower formats",
-                                       n.name, acc_width));
+                                       n.name, acc_width);
   switch (accumulator_for(acc_width)) {
     case accumulator_type::float32: return make(float{});
     case accumulator_type::float64: return make(double{});
@@ -349,8 +349,8 @@ std::optional<bit_exact_kernel> make_binary_kernel(const node& n, const fixed_fm
         const tensor& x = args.input(0);
         const tensor& w = args.input(1);
         tensor& y = args.output(0);
-        require(x.shape() == w.shape(), fmt::format("node {}: bit-exact {} needs operands of one shape", args.node_name,
-                                                    std::is_same_v<Op, op::mul> ? "mul" : "add/sub"));
+        require(x.shape() == w.shape(), "node {}: bit-exact {} needs operands of one shape", args.node_name,
+                                                    std::is_same_v<Op, op::mul> ? "mul" : "add/sub");
         const integer_range range = out_fmt.code_range();
         const double lo = static_cast<double>(out_fmt.ovf == overflow::saturate_symmetric && out_fmt.is_signed ? -range.hi : range.lo);
         const double hi = static_cast<double>(range.hi);
@@ -390,7 +390,8 @@ std::optional<bit_exact_kernel> make_bit_exact_kernel(const Node& n, const order
   const std::optional<fixed_fmt> x = fixed_entry(n, "data_in_0");
   const std::optional<fixed_fmt> out = fixed_entry(n, "data_out_0", true);
   if (!x || !out) return std::nullopt;
-  return std::visit(
+  return visit_op<std::optional<bit_exact_kernel>>(
+      n.op,
       [&](const auto& op) -> std::optional<bit_exact_kernel> {
         using Op = std::decay_t<decltype(op)>;
         if constexpr (std::is_same_v<Op, op::linear> || std::is_same_v<Op, op::conv1d> ||
@@ -474,7 +475,7 @@ std::optional<bit_exact_kernel> make_bit_exact_kernel(const Node& n, const order
           return std::nullopt;
         }
       },
-      n.op);
+      [](const any_op&) -> std::optional<bit_exact_kernel> { return std::nullopt; });  // a user's op: fake-quant
 }
 
 }  // namespace mase::eval

@@ -181,8 +181,8 @@ private:
   }
   const tensor& input_named(const tensor& x, const std::string& name) const {
     require(graph_->placeholders().size() == 1,
-            fmt::format("evaluator: the graph has {} inputs; name them: ev.run({{{{\"{}\", x}}, …}})",
-                        graph_->placeholders().size(), name));
+            "evaluator: the graph has {} inputs; name them: ev.run({{{{\"{}\", x}}, …}})",
+                        graph_->placeholders().size(), name);
     return x;
   }
   error missing_input(const std::string& name) const {
@@ -196,7 +196,7 @@ private:
         const std::string_view key = entry.first;
         const std::optional<node_id> id = graph_->find(key);
         require(id && (*graph_)[*id].template is<op::placeholder>(),
-                fmt::format("evaluator: \"{}\" is not an input of the graph", key));
+                "evaluator: \"{}\" is not an input of the graph", key);
       }
     }
   }
@@ -264,7 +264,7 @@ private:
         const ordered_map<tensor>& params = s.quantizes_parameters ? s.quantized_parameters : n.parameters;
         const auto value = params.find("value");
         require(value != params.end(),
-                fmt::format("node {}: the constant's \"value\" is not set; set it with graph::set_parameter", n.name));
+                "node {}: the constant's \"value\" is not set; set it with graph::set_parameter", n.name);
         s.result_views.assign(1, &value->second);
       } else if (n.is<op::output>()) {
         s.result_views = s.input_views;
@@ -303,7 +303,8 @@ private:
       s.bit_exact->run(args);
       return;
     }
-    std::visit(
+    visit_op<void>(
+        n.op,
         [&](const auto& op) {
           using Op = std::decay_t<decltype(op)>;
           if constexpr (!std::is_same_v<Op, op::placeholder> && !std::is_same_v<Op, op::constant> &&
@@ -312,7 +313,7 @@ private:
             eval::float_kernel(op, args);
           }
         },
-        n.op);
+        [&](const any_op& op) { eval::run_user_kernel(op, args); });
     for (std::size_t i = 0; i < s.result_formats.size() && i < s.owned.size(); ++i)
       if (s.result_formats[i]) quantize(*s.result_formats[i], s.owned[i].values(), s.owned[i].shape(), s.owned[i].values());
   }

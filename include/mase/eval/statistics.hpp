@@ -156,8 +156,8 @@ inline stat_value values_or_na(std::vector<double> v, bool available) {
 
 inline void check_sample(std::string_view stat, std::span<const float> values, const shape& s) {
   require(values.size() == static_cast<std::size_t>(s.numel()),
-          fmt::format("{}: a sample of shape {} has {} values, but {} were given", stat, to_string(s), s.numel(),
-                      values.size()));
+          "{}: a sample of shape {} has {} values, but {} were given", stat, to_string(s), s.numel(),
+                      values.size());
 }
 
 // Offsets (in elements) of every index over the dims `which` of a row-major tensor of shape `s`,
@@ -206,13 +206,13 @@ struct reduction_layout {
 inline std::vector<int> resolve_dims(std::string_view stat, const stat_dims& dims, int rank) {
   std::vector<int> resolved;
   for (int d : dims.listed()) {
-    require(d >= -rank && d < rank, fmt::format("{} (dims {}): dim {} is out of range for a sample of rank {}", stat,
-                                                to_string(dims), d, rank));
+    require(d >= -rank && d < rank, "{} (dims {}): dim {} is out of range for a sample of rank {}", stat,
+                                                to_string(dims), d, rank);
     resolved.push_back(d < 0 ? d + rank : d);
   }
   std::sort(resolved.begin(), resolved.end());
   require(std::adjacent_find(resolved.begin(), resolved.end()) == resolved.end(),
-          fmt::format("{} (dims {}): a dim is listed twice", stat, to_string(dims)));
+          "{} (dims {}): a dim is listed twice", stat, to_string(dims));
   return resolved;
 }
 
@@ -243,10 +243,10 @@ inline void fit_layout(std::string_view stat, const stat_dims& dims, reduction_l
   if (!first && layout.sample == s) return;
   reduction_layout fresh = make_layout(stat, dims, s);
   require(first || fresh.kept == layout.kept,
-          fmt::format("{} (dims {}): a sample of shape {} does not fit the earlier samples of shape {}; {}", stat,
+          "{} (dims {}): a sample of shape {} does not fit the earlier samples of shape {}; {}", stat,
                       to_string(dims), to_string(s), to_string(layout.sample),
                       dims.how() == stat_dims::mode::elementwise ? "element-wise statistics need equal shapes"
-                                                                 : "the kept dims must agree"));
+                                                                 : "the kept dims must agree");
   layout = std::move(fresh);
 }
 
@@ -274,22 +274,22 @@ public:
   void add(std::string_view stat, std::span<const float> x, const shape& s, bool new_dim) {
     check_sample(stat, x, s);
     if (samples_ == 0) {
-      require(new_dim || s.size() > 0, fmt::format("{}: a 0-d sample cannot be concatenated along dim 0; set "
+      require(new_dim || s.size() > 0, "{}: a 0-d sample cannot be concatenated along dim 0; set "
                                                    "add_new_dim_before_concat",
-                                                   stat));
+                                                   stat);
       require(!new_dim || s.size() < shape::max_rank,
-              fmt::format("{}: a sample of rank {} leaves no room for the sample dim (at most {} dims)", stat, s.size(),
-                          shape::max_rank));
+              "{}: a sample of rank {} leaves no room for the sample dim (at most {} dims)", stat, s.size(),
+                          shape::max_rank);
       first_ = s;
     } else if (new_dim) {
-      require(s == first_, fmt::format("{}: a sample of shape {} does not match the earlier samples' shape {}; "
+      require(s == first_, "{}: a sample of shape {} does not match the earlier samples' shape {}; "
                                        "recorded samples are stacked and need equal shapes",
-                                       stat, to_string(s), to_string(first_)));
+                                       stat, to_string(s), to_string(first_));
     } else {
       require(s.size() == first_.size() && std::equal(s.begin() + 1, s.end(), first_.begin() + 1),
-              fmt::format("{}: a sample of shape {} cannot be concatenated along dim 0 with the earlier samples of "
+              "{}: a sample of shape {} cannot be concatenated along dim 0 with the earlier samples of "
                           "shape {}; the dims after the first must agree",
-                          stat, to_string(s), to_string(first_)));
+                          stat, to_string(s), to_string(first_));
     }
     values_.insert(values_.end(), x.begin(), x.end());
     rows_ += new_dim ? 1 : s[0];
@@ -689,7 +689,7 @@ public:
   range_quantile() = default;
   explicit range_quantile(range_quantile_options o) : options_(std::move(o)) {
     require(options_.quantile >= 0 && options_.quantile <= 1,
-            fmt::format("range_quantile: quantile must be in [0, 1], not {}", options_.quantile));
+            "range_quantile: quantile must be in [0, 1], not {}", options_.quantile);
   }
 
   void update(const tensor& sample) { update(sample.values(), sample.shape()); }
@@ -896,7 +896,7 @@ public:
       }
       if (key == "device")
         require(std::holds_alternative<std::string>(value),
-                fmt::format("statistic {}: option \"device\" must be a string, not {}", stat, describe(value)));
+                "statistic {}: option \"device\" must be a string, not {}", stat, describe(value));
     }
   }
 
@@ -1002,7 +1002,7 @@ inline statistic_options parse_statistic(std::string_view name, const option_map
     in.read("abs", o.abs);
     in.read("quantile", o.quantile);
     require(o.quantile >= 0 && o.quantile <= 1,
-            fmt::format("statistic range_quantile: option \"quantile\" must be in [0, 1], not {}", o.quantile));
+            "statistic range_quantile: option \"quantile\" must be in [0, 1], not {}", o.quantile);
     return o;
   }
   if (name == abs_mean_options::name) {

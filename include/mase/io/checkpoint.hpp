@@ -108,6 +108,9 @@ struct checkpoint_load_options {
   // Check that the .safetensors is the one saved with the .json (its recorded size and hash).
   // Turn it off only to load weights that another tool rewrote on purpose.
   bool verify_pairing = true;
+  // The ops the checkpoint may name: nullptr for mase's built-in ones; a user whose graphs hold
+  // their own ops passes a vocabulary that has them (ir/op_traits.hpp).
+  const vocabulary* ops = nullptr;
 };
 
 namespace checkpoint_detail {
@@ -1002,7 +1005,8 @@ inline node_metadata get_metadata(const json& j, tensor_store& store, std::strin
   return m;
 }
 
-inline void add_node(graph& g, const json& j, std::size_t index, tensor_store& store, std::string_view file) {
+inline void add_node(graph& g, const json& j, std::size_t index, tensor_store& store, std::string_view file,
+                     const vocabulary& ops) {
   std::string where = fmt::format("{}: nodes[{}]", file, index);
   object_at(j, where);
   const std::string name = get_string(required_field(j, "name", where), node_field(where, "name"));
@@ -1017,8 +1021,8 @@ inline void add_node(graph& g, const json& j, std::size_t index, tensor_store& s
     for (auto it = a->begin(); it != a->end(); ++it)
       attributes.insert_or_assign(it.key(), get_attribute(*it, member_path(at, it.key())));
   }
-  const auto& known = op_names();
-  if (std::find(known.begin(), known.end(), op_name) == known.end()) {
+  if (!ops.contains(op_name)) {
+    const std::vector<std::string_view> known = ops.names();
     // The nearest names if they are near (a typo), else the whole vocabulary.
     std::string all;
     for (std::string_view k : known) all += fmt::format("{}{}", all.empty() ? "" : ", ", k);
@@ -1026,7 +1030,7 @@ inline void add_node(graph& g, const json& j, std::size_t index, tensor_store& s
     fail(node_field(where, "op"), near.empty() ? fmt::format("unknown op \"{}\"; the ops this mase knows are: {}", op_name, all)
                                                : fmt::format("unknown op \"{}\"; did you mean {}?", op_name, near));
   }
-  op_variant op = make_op(op_name, attributes, where);
+  any_op op = ops.make(op_name, attributes, where);
 
   std::vector<node_id> inputs;
   if (const json* in = field(j, "inputs")) {
@@ -1108,7 +1112,8 @@ graph load_checkpoint(std::string_view json_text, const std::string& json_file, 
     contents.tensors.clear();
 
     graph g;
-    for (std::size_t i = 0; i < nodes.size(); ++i) add_node(g, nodes[i], i, store, json_file);
+    const vocabulary& ops = options.ops != nullptr ? *options.ops : builtin_vocabulary();
+    for (std::size_t i = 0; i < nodes.size(); ++i) add_node(g, nodes[i], i, store, json_file, ops);
     store.check_all_used();
     return g;
   } catch (const nlohmann::json::exception& e) {

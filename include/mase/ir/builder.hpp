@@ -34,10 +34,10 @@ public:
 
   // A node applying `op` to `inputs`, with its parameters initialised.
   template <class... Inputs>
-  node_id add(std::string name, op_variant op, Inputs... inputs) {
+  node_id add(std::string name, any_op op, Inputs... inputs) {
     return add_node(std::move(name), std::move(op), std::vector<node_id>{inputs...});
   }
-  node_id add_node(std::string name, op_variant op, std::vector<node_id> inputs) {
+  node_id add_node(std::string name, any_op op, std::vector<node_id> inputs) {
     const node_id id = graph_.add(std::move(name), std::move(op), std::move(inputs));
     initialise_parameters(id);
     return id;

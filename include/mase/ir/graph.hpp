@@ -1,5 +1,5 @@
 #pragma once
-// mase::graph: the dynamic graph. Nodes hold an op (op_variant), their input edges, the
+// mase::graph: the dynamic graph. Nodes hold an op (any_op), their input edges, the
 // parameters they own (weight, bias, …) and their metadata. Node ids stay valid while other
 // nodes are added and erased; nodes() is always in topological order.
 
@@ -33,7 +33,7 @@ struct node_id {
 
 struct node {
   std::string name;
-  op_variant op;
+  any_op op;
   std::vector<node_id> inputs;
   ordered_map<tensor> parameters;  // by role: "weight", "bias", "running_mean", "value", …
   node_metadata meta;
@@ -41,10 +41,10 @@ struct node {
   std::string_view op_name() const { return mase::op_name(op); }
   node_kind kind() const { return op_kind(op); }
   template <class Op>
-  bool is() const noexcept { return std::holds_alternative<Op>(op); }
+  bool is() const noexcept { return op.is<Op>(); }
   template <class Op>
   const Op& as() const {
-    if (const Op* o = std::get_if<Op>(&op)) return *o;
+    if (const Op* o = op.get_if<Op>()) return *o;
     throw error(fmt::format("node {} is a {}, not a {}", name, op_name(), Op::name));
   }
 };
@@ -55,11 +55,11 @@ public:
 
   // Appends a node. `name` must be new and an identifier (letters, digits, '_'); inputs must be
   // nodes of this graph, as many as the op takes.
-  node_id add(std::string name, op_variant op, std::vector<node_id> inputs = {}) {
+  node_id add(std::string name, any_op op, std::vector<node_id> inputs = {}) {
     return insert_at(order_.size(), std::move(name), std::move(op), std::move(inputs));
   }
   // Inserts a node just before `position` in the order (fx's inserting_before).
-  node_id insert_before(node_id position, std::string name, op_variant op, std::vector<node_id> inputs = {}) {
+  node_id insert_before(node_id position, std::string name, any_op op, std::vector<node_id> inputs = {}) {
     return insert_at(position_of(position), std::move(name), std::move(op), std::move(inputs));
   }
 
@@ -75,8 +75,8 @@ public:
                               roles.empty() ? "(none)" : roles));
     }
     require(value.shape() == spec->shape,
-            fmt::format("parameter {}.{} must have shape {}, not {}", n.name, role, to_string(spec->shape),
-                        to_string(value.shape())));
+            "parameter {}.{} must have shape {}, not {}", n.name, role, to_string(spec->shape),
+                        to_string(value.shape()));
     n.parameters.insert_or_assign(role, std::move(value));
   }
 
@@ -85,7 +85,7 @@ public:
   node& operator[](node_id id) { return const_cast<node&>(std::as_const(*this)[id]); }
   const node& operator[](node_id id) const {
     require(id.index < slots_.size() && slots_[id.index].has_value(),
-            fmt::format("node id {} does not refer to a node of this graph (erased, or from another graph)", id.index));
+            "node id {} does not refer to a node of this graph (erased, or from another graph)", id.index);
     return *slots_[id.index];
   }
 
@@ -185,7 +185,7 @@ public:
 
   // Replaces a node's op, keeping its name, inputs and metadata; parameters the new op does not
   // declare are dropped.
-  void replace_op(node_id id, op_variant op) {
+  void replace_op(node_id id, any_op op) {
     node& n = (*this)[id];
     check_arity(n.name, op, n.inputs.size());
     const parameter_list specs = op_parameters(op);
@@ -201,7 +201,7 @@ public:
 
   // Replaces node `old_node` by a new node: adds it just before, moves every use, erases the old
   // one. Returns the new node's id.
-  node_id replace(node_id old_node, std::string name, op_variant op, std::vector<node_id> inputs) {
+  node_id replace(node_id old_node, std::string name, any_op op, std::vector<node_id> inputs) {
     const std::string old_name = (*this)[old_node].name;
     const bool same_name = name == old_name;
     const node_id fresh = insert_before(old_node, same_name ? reserved_name(old_name) : std::move(name), std::move(op),
@@ -230,7 +230,7 @@ public:
   const tensor& parameter(std::string_view qualified_name) const {
     const auto dot = qualified_name.rfind('.');
     require(dot != std::string_view::npos,
-            fmt::format("parameter name \"{}\" must be <node>.<role>, e.g. fc1.weight", qualified_name));
+            "parameter name \"{}\" must be <node>.<role>, e.g. fc1.weight", qualified_name);
     const node& n = at(qualified_name.substr(0, dot));
     const auto role = qualified_name.substr(dot + 1);
     const auto it = n.parameters.find(role);
@@ -271,13 +271,13 @@ private:
   }
 
   void check_new_name(const std::string& name) const {
-    require(is_identifier(name), fmt::format("node name \"{}\" is not an identifier: use letters, digits and '_', "
+    require(is_identifier(name), "node name \"{}\" is not an identifier: use letters, digits and '_', "
                                              "not starting with a digit (names become Verilog and file names)",
-                                             name));
-    require(!contains(name), fmt::format("a node named {} already exists; node names must be unique", name));
+                                             name);
+    require(!contains(name), "a node named {} already exists; node names must be unique", name);
   }
 
-  static void check_arity(const std::string& name, const op_variant& op, std::size_t given) {
+  static void check_arity(const std::string& name, const any_op& op, std::size_t given) {
     const arity a = op_arity(op);
     if (a.accepts(given)) return;
     const std::string expected = a.min == a.max               ? fmt::format("{}", a.min)
@@ -286,13 +286,13 @@ private:
     throw error(fmt::format("node {} ({}) takes {} input(s), but {} were given", name, op_name(op), expected, given));
   }
 
-  node_id insert_at(std::size_t position, std::string name, op_variant op, std::vector<node_id> inputs) {
+  node_id insert_at(std::size_t position, std::string name, any_op op, std::vector<node_id> inputs) {
     check_new_name(name);
     check_arity(name, op, inputs.size());
     for (node_id in : inputs) {
-      require(contains(in), fmt::format("node {}: input id {} is not a node of this graph", name, in.index));
+      require(contains(in), "node {}: input id {} is not a node of this graph", name, in.index);
       require(position_of(in) < position,
-              fmt::format("node {}: input {} must come before it in the graph", name, (*this)[in].name));
+              "node {}: input {} must come before it in the graph", name, (*this)[in].name);
     }
     const node_id id{static_cast<std::uint32_t>(slots_.size())};
     slots_.emplace_back(node{.name = name, .op = std::move(op), .inputs = std::move(inputs), .parameters = {}, .meta = {}});

@@ -1,6 +1,7 @@
 #pragma once
-// Generic access to any op held in an op_variant: its name, kind, attributes and shape rule,
-// and building an op back from its name and attributes (checkpoints).
+// Generic access to a node's op (any_op): its name, kind, attributes and shape rule; dispatch to
+// code written per built-in op (visit_op); and building an op from its name and attributes
+// (checkpoints, configs): mase::vocabulary, the built-in one or a user's with their own ops.
 
 #include <mase/core/error.hpp>
 #include <mase/core/ordered_map.hpp>
@@ -19,102 +20,61 @@
 namespace mase {
 
 namespace detail {
-template <class Variant>
-struct all_op_types;
 template <class... Ops>
-struct all_op_types<std::variant<Ops...>> {
-  static_assert((op_type<Ops> && ...), "every alternative of op_variant must satisfy mase::op_type");
-  static constexpr bool value = true;
-};
-static_assert(all_op_types<op_variant>::value);
-
-template <class Op>
-constexpr bool takes_all_results() {
-  if constexpr (requires { Op::takes_all_results; }) return Op::takes_all_results;
-  else return false;
+constexpr bool all_op_types(op_list<Ops...>) {
+  static_assert((op_type<Ops> && ...), "every op of builtin_ops must satisfy mase::op_type");
+  return true;
 }
-}  // namespace detail
+static_assert(all_op_types(builtin_ops{}));
 
-// Per-type facts come from tables indexed by the variant's index: unlike std::visit, they
-// instantiate nothing per op (the vocabulary has ~90 ops, and every file that includes mase.hpp
-// compiles these).
-namespace detail {
-template <class Variant>
-struct op_tables;
+template <class List>
+struct builtin_dispatch;
 template <class... Ops>
-struct op_tables<std::variant<Ops...>> {
+struct builtin_dispatch<op_list<Ops...>> {
   static constexpr std::string_view names[] = {Ops::name...};
-  static constexpr node_kind kinds[] = {Ops::kind::value...};
-  static constexpr arity arities[] = {Ops::inputs...};
-  static constexpr bool takes_all[] = {takes_all_results<Ops>()...};
-};
-using vocabulary_tables = op_tables<op_variant>;
-}  // namespace detail
-
-namespace detail {
-template <class Variant>
-struct op_dispatch;
-template <class... Ops>
-struct op_dispatch<std::variant<Ops...>> {
   template <class R, class F>
-  static R visit(const op_variant& v, F& f) {
-    using thunk = R (*)(const op_variant&, F&);
-    static constexpr thunk table[] = {[](const op_variant& x, F& g) -> R { return g(*std::get_if<Ops>(&x)); }...};
-    return table[v.index()](v, f);
+  static R visit(const any_op& op, F& f) {
+    using thunk = R (*)(const any_op&, F&);
+    static constexpr thunk table[] = {[](const any_op& x, F& g) -> R { return g(*x.get_if<Ops>()); }...};
+    return table[static_cast<std::size_t>(op.builtin_index())](op, f);
   }
 };
+using builtin_tables = builtin_dispatch<builtin_ops>;
 }  // namespace detail
 
-// std::visit for op_variant, returning R: a table of one function per op. It compiles several
-// times faster than std::visit over ~90 alternatives, which matters in headers every file reads.
+// Calls builtin(concrete op) for one of mase's built-in ops (a table of one function per op,
+// several times faster to compile than std::visit over ~90 types), other(op) for a user's op.
+template <class R, class F, class G>
+R visit_op(const any_op& op, F&& builtin, G&& other) {
+  if (op.builtin_index() < 0) return other(op);
+  return detail::builtin_tables::template visit<R>(op, builtin);
+}
+
+// visit_op for code that knows only mase's built-in ops: a user's op is an error naming it.
 template <class R, class F>
-R visit_op(const op_variant& op, F&& f) {
-  return detail::op_dispatch<op_variant>::template visit<R>(op, f);
-}
-
-// op_variant equality without the variant's own operator== (the same cost reason).
-inline bool op_equal(const op_variant& a, const op_variant& b) {
-  if (a.index() != b.index()) return false;
-  return visit_op<bool>(a, [&](const auto& x) { return x == *std::get_if<std::decay_t<decltype(x)>>(&b); });
-}
-
-inline std::string_view op_name(const op_variant& op) { return detail::vocabulary_tables::names[op.index()]; }
-
-inline node_kind op_kind(const op_variant& op) { return detail::vocabulary_tables::kinds[op.index()]; }
-
-inline arity op_arity(const op_variant& op) { return detail::vocabulary_tables::arities[op.index()]; }
-
-// Whether the op reads every result of its input (getitem) rather than the first.
-inline bool op_takes_all_results(const op_variant& op) { return detail::vocabulary_tables::takes_all[op.index()]; }
-
-inline parameter_list op_parameters(const op_variant& op) {
-  return visit_op<parameter_list>(op, [](const auto& o) { return parameters_of(o); });
-}
-
-inline shape_result op_infer_shapes(const op_variant& op, std::span<const shape> inputs) {
-  return visit_op<shape_result>(op, [&](const auto& o) { return o.infer_shapes(inputs); });
-}
-
-// The op's attributes by name, in declaration order.
-inline ordered_map<attribute_value> op_attributes(const op_variant& op) {
-  ordered_map<attribute_value> out;
-  visit_op<void>(op, [&](const auto& o) {
-    for_each_attribute(o, [&](std::string_view n, const auto& v) {
-      out[n] = attribute_value(std::in_place_type<std::decay_t<decltype(v)>>, v);
-    });
+R visit_op(const any_op& op, F&& builtin) {
+  return visit_op<R>(op, builtin, [](const any_op& user) -> R {
+    throw error(fmt::format("op {} is not one of mase's built-in ops, and this step knows only those", user.name()));
   });
-  return out;
 }
 
-// Every op name of the vocabulary, in op_variant's order.
+inline bool op_equal(const any_op& a, const any_op& b) { return a == b; }
+inline std::string_view op_name(const any_op& op) { return op.name(); }
+inline node_kind op_kind(const any_op& op) { return op.kind(); }
+inline arity op_arity(const any_op& op) { return op.inputs(); }
+// Whether the op reads every result of its input (getitem) rather than the first.
+inline bool op_takes_all_results(const any_op& op) { return op.takes_all_results(); }
+inline parameter_list op_parameters(const any_op& op) { return op.parameters(); }
+inline shape_result op_infer_shapes(const any_op& op, std::span<const shape> inputs) { return op.infer_shapes(inputs); }
+// The op's attributes by name, in declaration order.
+inline ordered_map<attribute_value> op_attributes(const any_op& op) { return op.attributes(); }
+
+// The name of every built-in op, in builtin_ops' order.
+inline std::span<const std::string_view> builtin_op_names() noexcept { return detail::builtin_tables::names; }
+
+// Every op name of mase's built-in vocabulary, in builtin_ops' order.
 inline const std::vector<std::string_view>& op_names() {
-  static const std::vector<std::string_view> names = [] {
-    std::vector<std::string_view> v;
-    [&]<class... Ops>(std::type_identity<std::variant<Ops...>>) {
-      (v.push_back(Ops::name), ...);
-    }(std::type_identity<op_variant>{});
-    return v;
-  }();
+  static const std::vector<std::string_view> names(builtin_op_names().begin(), builtin_op_names().end());
   return names;
 }
 
@@ -130,7 +90,7 @@ inline std::string to_string(const attribute_value& v) {
 }
 
 // "in_features=784, out_features=10, bias=true"
-inline std::string attributes_to_string(const op_variant& op) {
+inline std::string attributes_to_string(const any_op& op) {
   std::string text;
   for (const auto& [name, value] : op_attributes(op))
     text += fmt::format("{}{}={}", text.empty() ? "" : ", ", name, to_string(value));
@@ -138,13 +98,10 @@ inline std::string attributes_to_string(const op_variant& op) {
 }
 
 // "linear(in_features=784, out_features=10, bias=true)"
-inline std::string to_string(const op_variant& op) {
+inline std::string to_string(const any_op& op) {
   return fmt::format("{}({})", op_name(op), attributes_to_string(op));
 }
 
-// The op called `name` with the given attributes. Every attribute of the op must be given with
-// its type (an integer is accepted for a double); unknown names are errors. `where` names the
-// source for messages ("checkpoint model.json, node fc1").
 namespace detail {
 // One attribute of make_op: instantiated once per attribute type, not once per op.
 template <class T>
@@ -165,7 +122,7 @@ void assign_attribute(T& field, std::string_view attr, const ordered_map<attribu
                             to_string(it->second)));
 }
 
-inline void check_no_extra_attributes(const op_variant& op, const ordered_map<attribute_value>& attributes,
+inline void check_no_extra_attributes(const any_op& op, const ordered_map<attribute_value>& attributes,
                                       std::string_view context, std::string_view name) {
   const ordered_map<attribute_value> expected = op_attributes(op);
   for (const auto& [attr, value] : attributes)
@@ -175,36 +132,90 @@ inline void check_no_extra_attributes(const op_variant& op, const ordered_map<at
 }
 
 template <class Op>
-op_variant make_op_of(const ordered_map<attribute_value>& attributes, std::string_view context) {
+any_op make_op_of(const ordered_map<attribute_value>& attributes, std::string_view context) {
   Op op{};
   std::size_t used = 0;
   for_each_attribute(op, [&](std::string_view attr, auto& field) {
     assign_attribute(field, attr, attributes, context, Op::name, used);
   });
-  // in_place_type: the converting constructor would resolve an overload set of every op, per op.
-  op_variant made(std::in_place_type<Op>, op);
+  any_op made(op);
   if (used != attributes.size()) check_no_extra_attributes(made, attributes, context, Op::name);
   return made;
 }
 
-template <class Variant>
-struct op_makers;
-template <class... Ops>
-struct op_makers<std::variant<Ops...>> {
-  using maker = op_variant (*)(const ordered_map<attribute_value>&, std::string_view);
-  static constexpr maker makers[] = {&make_op_of<Ops>...};
-};
 }  // namespace detail
 
-inline op_variant make_op(std::string_view name, const ordered_map<attribute_value>& attributes,
-                          std::string_view where = "") {
-  const std::string context = where.empty() ? std::string() : fmt::format("{}: ", where);
-  const auto& names = detail::vocabulary_tables::names;
-  for (std::size_t i = 0; i < std::size(names); ++i)
-    if (names[i] == name) return detail::op_makers<op_variant>::makers[i](attributes, context);
-  const std::string near = nearest_names(name, op_names());
-  throw error(near.empty() ? fmt::format("{}unknown op \"{}\"; mase::op_names() lists the ops mase knows", context, name)
-                           : fmt::format("{}unknown op \"{}\"; did you mean {}?", context, name, near));
+// The ops that can be built by name: mase's built-in ones (builtin_vocabulary()) and any a user
+// adds. Checkpoints and quantize configs name ops; a user whose graphs hold their own ops
+// passes a vocabulary that has them.
+//
+//   mase::vocabulary ops = mase::builtin_vocabulary();
+//   ops.add<my_act>();
+class vocabulary {
+public:
+  using maker = any_op (*)(const ordered_map<attribute_value>& attributes, std::string_view context);
+
+  template <op_type Op>
+  vocabulary& add() {
+    if (contains(Op::name))
+      throw error(fmt::format("vocabulary: an op called \"{}\" is already in it; give the new op another name", Op::name));
+    entries_.push_back({Op::name, &detail::make_op_of<Op>});
+    return *this;
+  }
+
+  bool contains(std::string_view name) const noexcept { return find(name) != nullptr; }
+  std::vector<std::string_view> names() const {
+    std::vector<std::string_view> out;
+    for (const entry& e : entries_) out.push_back(e.name);
+    return out;
+  }
+
+  // The op called `name` with the given attributes. Every attribute of the op must be given with
+  // its type (an integer is accepted for a double); unknown names are errors. `where` names the
+  // source for messages ("checkpoint model.json, node fc1").
+  any_op make(std::string_view name, const ordered_map<attribute_value>& attributes, std::string_view where = "") const {
+    const std::string context = where.empty() ? std::string() : fmt::format("{}: ", where);
+    if (const entry* e = find(name)) return e->make(attributes, context);
+    const std::string near = nearest_names(name, names());
+    throw error(near.empty() ? fmt::format("{}unknown op \"{}\"; the vocabulary's names() lists the ops it knows", context, name)
+                             : fmt::format("{}unknown op \"{}\"; did you mean {}?", context, name, near));
+  }
+
+private:
+  struct entry {
+    std::string_view name;  // the op type's static name
+    maker make;
+  };
+  const entry* find(std::string_view name) const noexcept {
+    for (const entry& e : entries_)
+      if (e.name == name) return &e;
+    return nullptr;
+  }
+  std::vector<entry> entries_;
+};
+
+namespace detail {
+template <class... Ops>
+vocabulary vocabulary_of(op_list<Ops...>) {
+  vocabulary v;
+  (v.add<Ops>(), ...);
+  return v;
+}
+}  // namespace detail
+
+// mase's built-in ops. (A template, as make_op below, so that only the translation units that
+// build ops by name compile every op's code.)
+template <class List = builtin_ops>
+const vocabulary& builtin_vocabulary() {
+  static const vocabulary ops = detail::vocabulary_of(List{});
+  return ops;
+}
+
+// The built-in op called `name`: builtin_vocabulary().make(…).
+template <class Vocabulary = vocabulary>
+any_op make_op(std::string_view name, const ordered_map<attribute_value>& attributes, std::string_view where = "") {
+  const Vocabulary& ops = builtin_vocabulary();
+  return ops.make(name, attributes, where);
 }
 
 }  // namespace mase

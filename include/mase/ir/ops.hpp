@@ -1,11 +1,13 @@
 #pragma once
-// The op vocabulary: every op type, and op_variant, the dynamic graph's op. Adding an op is one
-// file under ir/op/ plus its line in each of the two lists below.
+// mase's built-in op vocabulary: every op type, listed once in builtin_ops (the order is the
+// index tables use). Adding an op to the library is one file under ir/op/ plus its line in each
+// of the two lists below; a user's own op needs neither (ir/op/any_op.hpp, docs/extending.md).
 
 #include <mase/ir/op/abs.hpp>
 #include <mase/ir/op/adaptive_avg_pool1d.hpp>
 #include <mase/ir/op/adaptive_avg_pool2d.hpp>
 #include <mase/ir/op/add.hpp>
+#include <mase/ir/op/any_op.hpp>
 #include <mase/ir/op/amax.hpp>
 #include <mase/ir/op/amin.hpp>
 #include <mase/ir/op/avg_pool1d.hpp>
@@ -88,11 +90,18 @@
 #include <mase/ir/op/view.hpp>
 #include <mase/ir/op/where.hpp>
 
-#include <variant>
+#include <cstddef>
+#include <type_traits>
 
 namespace mase {
 
-using op_variant = std::variant<  //
+// A list of op types.
+template <class... Ops>
+struct op_list {
+  static constexpr std::size_t size = sizeof...(Ops);
+};
+
+using builtin_ops = op_list<  //
     op::placeholder, op::constant, op::output,
     // module
     op::batch_norm1d, op::batch_norm2d, op::batch_norm3d, op::prelu,
@@ -111,5 +120,24 @@ using op_variant = std::variant<  //
     // implicit_func
     op::embedding, op::flatten, op::reshape, op::view, op::permute, op::transpose, op::squeeze, op::unsqueeze, op::cat, op::split,
     op::slice, op::gather, op::pad, op::tile, op::expand, op::index_select, op::abs, op::where>;
+
+namespace detail {
+template <class Op, class... Ops>
+constexpr int index_in(op_list<Ops...>) noexcept {
+  int index = -1, at = 0;
+  ((std::is_same_v<Op, Ops> ? (index = at, ++at) : ++at), ...);
+  return index;
+}
+}  // namespace detail
+
+template <class Op>
+constexpr int builtin_op_index() noexcept {
+  return detail::index_in<Op>(builtin_ops{});
+}
+
+inline any_op::any_op() {
+  static const any_op input{op::placeholder{}};
+  self_ = input.self_;
+}
 
 }  // namespace mase

@@ -22,7 +22,7 @@ shape_list infer_node_shapes(const graph& g, node_id id, ResultsOf&& results_of)
   } else {
     for (node_id input : n.inputs) {
       const shape_list& r = results_of(input);
-      require(!r.empty(), fmt::format("node {}: its input {} has no result", n.name, g[input].name));
+      require(!r.empty(), "node {}: its input {} has no result", n.name, g[input].name);
       in.push_back(r[0]);
     }
   }

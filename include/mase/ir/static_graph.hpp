@@ -374,7 +374,7 @@ private:
   // the one result of each input.
   template <class Producer>
   static constexpr bool append_results(shape_list& out) {
-    if constexpr (detail::takes_all_results<op_type>()) {
+    if constexpr (detail::op_takes_all_results<op_type>()) {
       for (const mase::shape& s : Producer::shapes) out.push_back(s);
       return true;
     } else if constexpr (Producer::shapes.size() != 1) {
@@ -462,7 +462,7 @@ public:
       [&]<std::size_t... K>(std::index_sequence<K...>) {
         ((K == r ? (void)found.emplace(static_node<Pack, inputs[K]>::format) : void()), ...);
       }(std::make_index_sequence<input_count>{});
-      require(found.has_value(), fmt::format("node {} has no result {}", name, r));
+      require(found.has_value(), "node {} has no result {}", name, r);
       return *found;
     } else {
       return mase::format(format);
@@ -580,12 +580,9 @@ public:
     std::array<node_id, sizeof...(Specs)> ids{};
     for_each_node([&](auto descriptor) {
       using node_t = decltype(descriptor);
-      static_assert(std::is_constructible_v<op_variant, typename node_t::op_type>,
-                    "static_graph::to_graph: the node's op is not in mase::op_variant, so the dynamic graph cannot "
-                    "hold it; add it to include/mase/ir/ops.hpp");
       std::vector<node_id> inputs;
       for (std::size_t i : node_t::inputs) inputs.push_back(ids[i]);
-      const node_id id = g.add(std::string(node_t::name), op_variant(node_t::op), std::move(inputs));
+      const node_id id = g.add(std::string(node_t::name), any_op(node_t::op), std::move(inputs));
       for (const parameter_spec& p : node_t::parameters) g.set_parameter(id, p.role, tensor(p.shape));
       common_meta& common = g[id].meta.common;
       common.mase_op = std::string(node_t::op_type::name);

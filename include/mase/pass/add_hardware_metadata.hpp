@@ -117,23 +117,23 @@ inline const tensor_meta* entry_meta(const node& n, std::string_view entry) {
 // The fixed-point format of an entry, or an error naming the node and entry.
 inline fixed_fmt hardware_format(const node& n, std::string_view entry) {
   const tensor_meta* t = entry_meta(n, entry);
-  require(t != nullptr, fmt::format("add_hardware_metadata: node {} ({}) has no metadata for {}; run "
+  require(t != nullptr, "add_hardware_metadata: node {} ({}) has no metadata for {}; run "
                                     "add_common_metadata and quantize first",
-                                    n.name, n.op_name(), entry));
+                                    n.name, n.op_name(), entry);
   // The MASE TOML keys that set this entry's format (data_out_0 → data_out_width, …).
   const std::string_view operand = entry.starts_with("data_out") ? "data_out"
                                    : entry.starts_with("data_in") ? "data_in"
                                                                   : entry;
   require(t->precision.holds<fixed_fmt>(),
-          fmt::format("add_hardware_metadata: node {} ({}): {} has format {}, but the hardware components are fixed "
+          "add_hardware_metadata: node {} ({}): {} has format {}, but the hardware components are fixed "
                       "point; quantize the node with a fixed-point config (name = \"fixed\" or \"integer\") that "
                       "gives {}_width and {}_frac_width",
-                      n.name, n.op_name(), entry, to_string(t->precision), operand, operand));
+                      n.name, n.op_name(), entry, to_string(t->precision), operand, operand);
   const fixed_fmt f = t->precision.get<fixed_fmt>();
-  require(f.is_signed, fmt::format("add_hardware_metadata: node {} ({}): {} is unsigned ({}); the hardware "
+  require(f.is_signed, "add_hardware_metadata: node {} ({}): {} is unsigned ({}); the hardware "
                                    "components are two's complement, so give its {} a signed format (name = "
                                    "\"fixed\")",
-                                   n.name, n.op_name(), entry, to_string(t->precision), operand));
+                                   n.name, n.op_name(), entry, to_string(t->precision), operand);
   return f;
 }
 
@@ -178,7 +178,7 @@ struct add_hardware_metadata_pass {
 
   void run(graph& g) const {
     for (int p : options.max_parallelism)
-      require(p >= 1, fmt::format("add_hardware_metadata: max_parallelism entries must be at least 1 (got {})", p));
+      require(p >= 1, "add_hardware_metadata: max_parallelism entries must be at least 1 (got {})", p);
     std::vector<std::int64_t> lanes(g.id_bound(), 0);  // per node: lanes of its data_out_0 stream
     const std::int64_t stream_limit = options.max_parallelism[0], tile_limit = options.max_parallelism[1];
     for (node_id id : g.order()) {
@@ -218,75 +218,75 @@ struct add_hardware_metadata_pass {
       for (std::size_t i = 0; i < n.inputs.size(); ++i) {
         const node& producer = g[n.inputs[i]];
         require(!producer.is<op::constant>(),
-                fmt::format("add_hardware_metadata: node {} ({}): input {} is the constant {}; hardware streams come "
+                "add_hardware_metadata: node {} ({}): input {} is the constant {}; hardware streams come "
                             "from graph inputs and components, so make it a parameter of the node",
-                            n.name, op, i, producer.name));
+                            n.name, op, i, producer.name);
         const std::int64_t in_lanes = input_lanes(i);
-        require(in_lanes > 0, fmt::format("add_hardware_metadata: node {} ({}): input {} ({}) is not a stream",
-                                          n.name, op, i, producer.name));
+        require(in_lanes > 0, "add_hardware_metadata: node {} ({}): input {} ({}) is not a stream",
+                                          n.name, op, i, producer.name);
         require(detail::per_sample(detail::entry_meta(n, data_in_name(i))->shape) % in_lanes == 0,
-                fmt::format("add_hardware_metadata: node {} ({}): input {} arrives {} lanes wide, which does not "
+                "add_hardware_metadata: node {} ({}): input {} arrives {} lanes wide, which does not "
                             "divide its {} elements per sample; lower max_parallelism[0]",
-                            n.name, op, i, in_lanes, detail::per_sample(detail::entry_meta(n, data_in_name(i))->shape)));
+                            n.name, op, i, in_lanes, detail::per_sample(detail::entry_meta(n, data_in_name(i))->shape));
         detail::add_tensor_parameters(h.verilog_param, n, data_in_name(i), {in_lanes});
       }
       auto& params = h.verilog_param;
       const fixed_fmt out_fmt = detail::hardware_format(n, "data_out_0");
       std::int64_t out_lanes = input_lanes(0);
 
-      if (const auto* lin = std::get_if<op::linear>(&n.op)) {
+      if (const auto* lin = n.op.get_if<op::linear>()) {
         const std::int64_t p0 = input_lanes(0);
         require(lin->in_features % p0 == 0,
-                fmt::format("add_hardware_metadata: node {} (linear): its input arrives {} lanes wide, which does not "
+                "add_hardware_metadata: node {} (linear): its input arrives {} lanes wide, which does not "
                             "divide in_features {}; lower max_parallelism[0]",
-                            n.name, p0, lin->in_features));
+                            n.name, p0, lin->in_features);
         const std::int64_t p1 = largest_divisor_at_most(lin->out_features, tile_limit);
         out_lanes = p1;
         detail::add_tensor_parameters(params, n, "weight", {p0, p1});
         if (lin->bias) detail::add_tensor_parameters(params, n, "bias", {p1});
         params.insert_or_assign("HAS_BIAS", lin->bias);
-      } else if (const auto* conv = std::get_if<op::conv2d>(&n.op)) {
+      } else if (const auto* conv = n.op.get_if<op::conv2d>()) {
         out_lanes = largest_divisor_at_most(detail::innermost(n, "data_out_0"), stream_limit);
         detail::add_tensor_parameters(params, n, "weight", {});
         if (conv->bias) detail::add_tensor_parameters(params, n, "bias", {});
         add_window_parameters(params, conv->kernel_size, conv->stride, conv->padding, conv->dilation);
         params.insert_or_assign("GROUPS", conv->groups);
         params.insert_or_assign("HAS_BIAS", conv->bias);
-      } else if (const auto* maxp = std::get_if<op::max_pool2d>(&n.op)) {
-        require(!maxp->ceil_mode, fmt::format("add_hardware_metadata: node {} (max_pool2d): ceil_mode has no "
+      } else if (const auto* maxp = n.op.get_if<op::max_pool2d>()) {
+        require(!maxp->ceil_mode, "add_hardware_metadata: node {} (max_pool2d): ceil_mode has no "
                                               "hardware; export the model with ceil_mode=False",
-                                              n.name));
+                                              n.name);
         require(detail::hardware_format(n, "data_in_0") == out_fmt,
-                fmt::format("add_hardware_metadata: node {} (max_pool2d): its input and result formats differ; a max "
+                "add_hardware_metadata: node {} (max_pool2d): its input and result formats differ; a max "
                             "pool keeps its input's format",
-                            n.name));
+                            n.name);
         out_lanes = largest_divisor_at_most(detail::innermost(n, "data_out_0"), stream_limit);
         params.insert_or_assign("MODE", std::int64_t{0});
         add_window_parameters(params, maxp->kernel_size, maxp->stride.empty() ? maxp->kernel_size : maxp->stride,
                               maxp->padding, maxp->dilation);
-      } else if (const auto* avgp = std::get_if<op::avg_pool2d>(&n.op)) {
+      } else if (const auto* avgp = n.op.get_if<op::avg_pool2d>()) {
         // The hardware sums the window; that is the mean only in the exact format quantize gives it.
         const std::optional<fixed_fmt> mean = mase::detail::exact_mean_format(n, format(detail::hardware_format(n, "data_in_0")));
         require(mean.has_value(),
-                fmt::format("add_hardware_metadata: node {} (avg_pool2d): only a window whose divisor is the same "
+                "add_hardware_metadata: node {} (avg_pool2d): only a window whose divisor is the same "
                             "power of two everywhere has hardware (the mean is then exact); this one divides by {}{}",
                             n.name,
                             detail::window_dim(avgp->kernel_size, 0, 1) * detail::window_dim(avgp->kernel_size, 1, 1),
-                            avgp->ceil_mode ? " with ceil_mode" : ""));
+                            avgp->ceil_mode ? " with ceil_mode" : "");
         out_lanes = largest_divisor_at_most(detail::innermost(n, "data_out_0"), stream_limit);
         params.insert_or_assign("MODE", std::int64_t{1});
         add_window_parameters(params, avgp->kernel_size, avgp->stride.empty() ? avgp->kernel_size : avgp->stride,
                               avgp->padding, dims{1});
-      } else if (const auto* bn = std::get_if<op::batch_norm2d>(&n.op)) {
+      } else if (const auto* bn = n.op.get_if<op::batch_norm2d>()) {
         const shape& in = detail::entry_meta(n, "data_in_0")->shape;
         require(bn->affine && detail::entry_meta(n, "weight") != nullptr && detail::entry_meta(n, "bias") != nullptr,
-                fmt::format("add_hardware_metadata: node {} (batch_norm2d): the hardware applies a per-channel scale "
+                "add_hardware_metadata: node {} (batch_norm2d): the hardware applies a per-channel scale "
                             "and shift in the formats of weight and bias; quantize both (and keep affine=True)",
-                            n.name));
+                            n.name);
         require((in[2] * in[3]) % input_lanes(0) == 0,
-                fmt::format("add_hardware_metadata: node {} (batch_norm2d): {} lanes do not divide a channel's {} "
+                "add_hardware_metadata: node {} (batch_norm2d): {} lanes do not divide a channel's {} "
                             "elements; lower max_parallelism[0]",
-                            n.name, input_lanes(0), in[2] * in[3]));
+                            n.name, input_lanes(0), in[2] * in[3]);
         detail::add_tensor_parameters(params, n, "weight", {});
         detail::add_tensor_parameters(params, n, "bias", {});
       } else if (component->module == "mase_matmul") {
@@ -295,21 +295,21 @@ struct add_hardware_metadata_pass {
         const shape& a = detail::entry_meta(n, "data_in_0")->shape;
         const shape& b = detail::entry_meta(n, "data_in_1")->shape;
         require(a.size() >= 2 && a.size() == b.size() && std::equal(a.begin(), a.end() - 2, b.begin()),
-                fmt::format("add_hardware_metadata: node {} ({}): the hardware multiplies matrix pairs of equal "
+                "add_hardware_metadata: node {} ({}): the hardware multiplies matrix pairs of equal "
                             "leading dimensions ([..., M, K] · [..., K, N]); broadcast the operands first",
-                            n.name, op));
+                            n.name, op);
         require(a.back() % input_lanes(0) == 0 && b.back() % input_lanes(1) == 0,
-                fmt::format("add_hardware_metadata: node {} ({}): its inputs arrive {} and {} lanes wide, which must "
+                "add_hardware_metadata: node {} ({}): its inputs arrive {} and {} lanes wide, which must "
                             "divide K = {} and N = {}; lower max_parallelism[0]",
-                            n.name, op, input_lanes(0), input_lanes(1), a.back(), b.back()));
+                            n.name, op, input_lanes(0), input_lanes(1), a.back(), b.back());
         out_lanes = largest_divisor_at_most(b.back(), tile_limit);
       } else if (component->module == "mase_binary") {
         // Both inputs in input 0's lanes: the emitter converts the other stream when it differs.
         params.insert_or_assign("DATA_IN_1_PARALLELISM_DIM_0", input_lanes(0));
         require(detail::entry_meta(n, "data_in_0")->shape == detail::entry_meta(n, "data_in_1")->shape,
-                fmt::format("add_hardware_metadata: node {} ({}): its inputs have different shapes; the hardware "
+                "add_hardware_metadata: node {} ({}): its inputs have different shapes; the hardware "
                             "does not broadcast",
-                            n.name, op));
+                            n.name, op);
         params.insert_or_assign("OPERATION", std::int64_t{op == "add" ? 0 : op == "sub" ? 1 : 2});
       }
       for (const auto& [role, value] : n.parameters) {

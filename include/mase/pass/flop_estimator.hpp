@@ -2,7 +2,8 @@
 // estimate_flops: parameter, operation and buffer counts per node and for the whole graph (MASE's
 // run_flop_estimator in its "fine-grained" style, analysis/flop_estimator/calculator). Counts come
 // from the shapes in common metadata (data_in_<i> and data_out_<i>) and the ops' attributes, so
-// nothing is run. Every op of the vocabulary has a rule (a new op without one does not compile).
+// nothing is run. Every built-in op has a rule (a new one without a rule does not compile); a
+// user's op brings its own as a flops member (ir/op/any_op.hpp).
 //
 // Per node, five figures (MASE's keys):
 //   parameters             trainable numbers the node holds (PyTorch's sum of p.numel(): weight
@@ -113,22 +114,22 @@ struct flop_shapes {
 inline flop_shapes flop_shapes_of(const node& n) {
   const common_meta& c = n.meta.common;
   require(!c.results.empty(),
-          fmt::format("estimate_flops: node {} has no result shapes in its common metadata; run init_metadata | "
+          "estimate_flops: node {} has no result shapes in its common metadata; run init_metadata | "
                       "add_common_metadata before estimating",
-                      n.name));
+                      n.name);
   flop_shapes s;
   for (std::size_t i = 0;; ++i) {
     const auto it = c.args.find(data_in_name(i));
     if (it == c.args.end()) break;
     const tensor_meta* t = std::get_if<tensor_meta>(&it->second);
-    require(t != nullptr, fmt::format("estimate_flops: node {}: {} is not a tensor in its common metadata", n.name,
-                                      data_in_name(i)));
+    require(t != nullptr, "estimate_flops: node {}: {} is not a tensor in its common metadata", n.name,
+                                      data_in_name(i));
     s.in.push_back(t->shape);
   }
   require(s.in.size() == n.inputs.size(),
-          fmt::format("estimate_flops: node {} has {} inputs but {} data_in entries in its common metadata; run "
+          "estimate_flops: node {} has {} inputs but {} data_in entries in its common metadata; run "
                       "add_common_metadata again after changing the graph",
-                      n.name, n.inputs.size(), s.in.size()));
+                      n.name, n.inputs.size(), s.in.size());
   for (const auto& [name, meta] : c.results) s.out.push_back(meta.shape);
   return s;
 }
@@ -248,7 +249,17 @@ inline op_cost estimate_node_flops(const node& n) {
   const detail::flop_shapes shapes =
       n.is<op::placeholder>() || n.is<op::output>() || n.is<op::constant>() ? detail::flop_shapes{}
                                                                              : detail::flop_shapes_of(n);
-  return visit_op<op_cost>(n.op, [&](const auto& op) { return detail::op_flops(op, shapes); });
+  return visit_op<op_cost>(
+      n.op, [&](const auto& op) { return detail::op_flops(op, shapes); },
+      [&](const any_op& op) {
+        op_cost cost;
+        if (!op.flops(shapes.in, shapes.out, cost))
+          throw error(fmt::format("estimate_flops: node {}: op {} has no flops rule; give its type a member "
+                                  "mase::op_cost flops(std::span<const mase::shape> inputs, "
+                                  "std::span<const mase::shape> results) const (docs/extending.md)",
+                                  n.name, op.name()));
+        return cost;
+      });
 }
 
 // The counts of every node, in graph order, and their total.

@@ -112,9 +112,9 @@ void fuse_one(graph& g, node_id conv_id, node_id norm_id, conv_bn_fusion_info& i
   }
   const std::int64_t channels = conv_op.out_channels;
   require(norm_op.num_features == channels,
-          fmt::format("fuse_conv_bn: batch norm {} has num_features={} but convolution {} has out_channels={}; "
+          "fuse_conv_bn: batch norm {} has num_features={} but convolution {} has out_channels={}; "
                       "they must be equal (run verify / add_common_metadata to find the inconsistent node)",
-                      norm.name, norm_op.num_features, conv.name, channels));
+                      norm.name, norm_op.num_features, conv.name, channels);
 
   const tensor& weight = conv_bn_parameter(conv, "weight");
   const tensor* bias = conv_op.bias ? &conv_bn_parameter(conv, "bias") : nullptr;
@@ -128,9 +128,9 @@ void fuse_one(graph& g, node_id conv_id, node_id norm_id, conv_bn_fusion_info& i
     const auto i = static_cast<std::size_t>(c);
     const double denominator = static_cast<double>(var.data()[i]) + norm_op.eps;
     require(denominator > 0.0,
-            fmt::format("fuse_conv_bn: batch norm {} has running_var[{}] + eps = {} (must be positive); a variance "
+            "fuse_conv_bn: batch norm {} has running_var[{}] + eps = {} (must be positive); a variance "
                         "is never negative: check the running_var parameter",
-                        norm.name, c, denominator));
+                        norm.name, c, denominator);
     scale(c) = (gamma ? static_cast<double>(gamma->data()[i]) : 1.0) / std::sqrt(denominator);
   }
 

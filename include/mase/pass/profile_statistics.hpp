@@ -128,9 +128,9 @@ struct profile_statistics_pass {
         if (is_data_in(entry)) continue;
         const auto value = n.parameters.find(entry);
         require(value != n.parameters.end(),
-                fmt::format("profile_statistics: node {} has no value for its parameter \"{}\"; set it with "
+                "profile_statistics: node {} has no value for its parameter \"{}\"; set it with "
                             "graph::set_parameter",
-                            n.name, entry));
+                            n.name, entry);
         std::vector<stats::any_statistic> collection = make_collection(weight_statistics);
         for (stats::any_statistic& s : collection) s.update(value->second);
         software.stat = results_of(collection);
@@ -171,8 +171,8 @@ struct profile_statistics_pass {
         activation_entry& a = entries[index];
         // (size > input, not input < size: clang 14 reads `a.input <` as mase::input<…>)
         require(r.inputs.size() > a.input && r.inputs[a.input] != nullptr,
-                fmt::format("profile_statistics: node {} read {} tensors, so {} has none", r.n.name, r.inputs.size(),
-                            a.entry));
+                "profile_statistics: node {} read {} tensors, so {} has none", r.n.name, r.inputs.size(),
+                            a.entry);
         feed_rows(*r.inputs[a.input], a.statistics);
       }
     };
@@ -182,12 +182,12 @@ struct profile_statistics_pass {
       std::optional<ordered_map<tensor>> batch = inputs();
       if (!batch) break;
       const auto x = batch->find(first_input);
-      require(x != batch->end(), fmt::format("profile_statistics: a batch from the input generator has no tensor for "
+      require(x != batch->end(), "profile_statistics: a batch from the input generator has no tensor for "
                                              "the graph input \"{}\"; it has: {}",
-                                             first_input, batch->key_list()));
+                                             first_input, batch->key_list());
       const std::size_t rows = x->second.rank() == 0 ? 1 : static_cast<std::size_t>(x->second.shape()[0]);
       if (info.batches == 0) {
-        require(rows > 0, fmt::format("profile_statistics: the first batch's \"{}\" has no rows", first_input));
+        require(rows > 0, "profile_statistics: the first batch's \"{}\" has no rows", first_input);
         total = (num_samples + rows - 1) / rows;
       }
       ev.run_with(*batch, observe);
@@ -215,9 +215,9 @@ private:
       if (ok) i = i * 10 + static_cast<std::size_t>(c - '0');
     }
     require(ok && (i < n.inputs.size() || op_takes_all_results(n.op)),
-            fmt::format("profile_statistics: node {} has a software entry \"{}\" but {} input(s); run "
+            "profile_statistics: node {} has a software entry \"{}\" but {} input(s); run "
                         "add_software_metadata again after changing the graph",
-                        n.name, entry, n.inputs.size()));
+                        n.name, entry, n.inputs.size());
     return i;
   }
 
@@ -290,8 +290,8 @@ private:
     for (std::size_t i = 0; i < options.size(); ++i)
       for (std::size_t j = 0; j < i; ++j)
         require(stats::statistic_name(options[i]) != stats::statistic_name(options[j]),
-                fmt::format("profile_statistics: {} lists {} twice; its results are stored by statistic name", field,
-                            stats::statistic_name(options[i])));
+                "profile_statistics: {} lists {} twice; its results are stored by statistic name", field,
+                            stats::statistic_name(options[i]));
   }
 };
 

@@ -196,20 +196,20 @@ inline prune_random prune_stream(std::uint64_t seed, std::string_view node_name)
 inline bool is_prune_target(const node& n) { return n.is<op::linear>() || n.is<op::conv1d>() || n.is<op::conv2d>(); }
 
 inline void check_sparsity(double s, std::string_view where) {
-  require(s >= 0.0 && s <= 1.0, fmt::format("prune: {} is {}; a sparsity is a fraction in [0, 1]", where, s));
+  require(s >= 0.0 && s <= 1.0, "prune: {} is {}; a sparsity is a fraction in [0, 1]", where, s);
 }
 
 inline void validate_prune_config(const prune_config& c, std::string_view which, const graph& g) {
   require(c.granularity == prune_granularity::elementwise,
-          fmt::format("prune: {}.granularity \"channel\" is not implemented (MASE implements only elementwise "
+          "prune: {}.granularity \"channel\" is not implemented (MASE implements only elementwise "
                       "pruning); use prune_granularity::elementwise",
-                      which));
+                      which);
   check_sparsity(c.sparsity, fmt::format("{}.sparsity", which));
   if (c.per_node.empty()) return;
   require(c.scope == prune_scope::local,
-          fmt::format("prune: {}.per_node gives per-node sparsities, which only local scope can use; set "
+          "prune: {}.per_node gives per-node sparsities, which only local scope can use; set "
                       "{}.scope to local or give one {}.sparsity",
-                      which, which, which));
+                      which, which, which);
   for (const auto& [name, s] : c.per_node) {
     if (!g.contains(name)) {
       std::vector<std::string_view> targets;
@@ -221,9 +221,9 @@ inline void validate_prune_config(const prune_config& c, std::string_view which,
                               near.empty() ? std::string() : fmt::format("; did you mean {}?", near)));
     }
     const node& n = g.at(name);
-    require(is_prune_target(n), fmt::format("prune: {}.per_node names node {}, a {}; only linear, conv1d and conv2d "
+    require(is_prune_target(n), "prune: {}.per_node names node {}, a {}; only linear, conv1d and conv2d "
                                             "nodes are pruned",
-                                            which, name, n.op_name()));
+                                            which, name, n.op_name());
     check_sparsity(s, fmt::format("{}.per_node[\"{}\"]", which, name));
   }
 }
@@ -238,9 +238,9 @@ inline tensor& prune_weight_of(node& n) {
 
 inline void require_no_nan(const node& n, const tensor& w) {
   require(!w.array().isNaN().any(),
-          fmt::format("prune: node {}'s weight holds NaN, which l1-norm pruning cannot rank; fix the weights "
+          "prune: node {}'s weight holds NaN, which l1-norm pruning cannot rank; fix the weights "
                       "(or use method random)",
-                      n.name));
+                      n.name);
 }
 
 // The magnitudes of a weight, for the quantile (which reorders them).

@@ -535,7 +535,7 @@ inline format derived_result_format(const node& n, const common_meta& c) {
 // result: the window's sum of codes, read with a more fraction bits (and as many more integer
 // bits as the sum can need). So it keeps every value, and hardware computes it with no division.
 inline std::optional<fixed_fmt> exact_mean_format(const node& n, const format& input) {
-  const op::avg_pool2d* pool = std::get_if<op::avg_pool2d>(&n.op);
+  const op::avg_pool2d* pool = n.op.get_if<op::avg_pool2d>();
   if (pool == nullptr || !input.holds<fixed_fmt>() || pool->ceil_mode) return std::nullopt;
   const bool padded = std::any_of(pool->padding.begin(), pool->padding.end(), [](std::int64_t p) { return p != 0; });
   if (padded && !pool->count_include_pad) return std::nullopt;
@@ -573,7 +573,7 @@ inline void propagate_formats(const graph& g, node& n) {
     if (arg == nullptr) continue;
     const node& producer = g[n.inputs[i]];
     std::int64_t which = 0;
-    if (const op::getitem* item = std::get_if<op::getitem>(&n.op))
+    if (const op::getitem* item = n.op.get_if<op::getitem>())
       which =
           item->index < 0 ? item->index + static_cast<std::int64_t>(producer.meta.common.results.size()) : item->index;
     if (which < 0) continue;

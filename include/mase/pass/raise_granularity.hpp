@@ -216,7 +216,7 @@ inline std::string name_list(const graph& g, const std::vector<node_id>& ids) {
 // graph order produces the result the new node takes over).
 struct rewrite {
   std::string pattern_name;
-  op_variant op;
+  any_op op;
   std::vector<node_id> inputs;
   std::vector<std::pair<std::string, tensor>> parameters;
   std::vector<node_id> pattern;

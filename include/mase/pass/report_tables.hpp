@@ -54,8 +54,8 @@ public:
   explicit text_table(std::vector<std::string> header) : header_(std::move(header)) {}
 
   void add_row(std::vector<std::string> cells) {
-    require(cells.size() == header_.size(), fmt::format("text_table: a row has {} cells but the table has {} columns",
-                                                        cells.size(), header_.size()));
+    require(cells.size() == header_.size(), "text_table: a row has {} cells but the table has {} columns",
+                                                        cells.size(), header_.size());
     rows_.push_back(std::move(cells));
   }
 

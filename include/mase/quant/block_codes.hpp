@@ -43,7 +43,7 @@ inline float max_finite_abs_at(std::span<const float> x, std::span<const std::in
 
 // Integer k of a value q = k·2^-frac that is known to be on that grid.
 inline std::int64_t grid_integer(float q, int frac, std::string_view format) {
-  require(!std::isnan(q), fmt::format("encode_blocks({}): NaN has no code in this format", format));
+  require(!std::isnan(q), "encode_blocks({}): NaN has no code in this format", format);
   return static_cast<std::int64_t>(std::ldexp(static_cast<double>(q), frac));
 }
 
@@ -144,8 +144,8 @@ template <class Coding>
 void decode_with(const Coding& coding, const block_layout& layout, const block_codes& codes, std::span<float> out) {
   require(codes.shared.size() == static_cast<std::size_t>(layout.block_count()) &&
               codes.elements.size() == out.size() && static_cast<std::int64_t>(out.size()) == layout.element_count(),
-          fmt::format("decode_blocks: {} shared and {} element codes do not fit shape {}", codes.shared.size(),
-                      codes.elements.size(), shape_to_string(layout.shape)));
+          "decode_blocks: {} shared and {} element codes do not fit shape {}", codes.shared.size(),
+                      codes.elements.size(), shape_to_string(layout.shape));
   for_each_block(layout, [&](std::int64_t block, std::span<const std::int64_t> elements, std::int64_t) {
     const int shared = coding.shared_of(codes.shared[static_cast<std::size_t>(block)]);
     for (const std::int64_t i : elements) {

@@ -120,7 +120,7 @@ struct stream_source {
 inline std::int64_t param_int(const node& n, std::string_view key) {
   const auto it = n.meta.hardware.verilog_param.find(key);
   require(it != n.meta.hardware.verilog_param.end(),
-          fmt::format("emit_verilog: node {} has no hardware parameter {}; run add_hardware_metadata first", n.name, key));
+          "emit_verilog: node {} has no hardware parameter {}; run add_hardware_metadata first", n.name, key);
   if (const bool* b = std::get_if<bool>(&it->second)) return *b ? 1 : 0;
   return std::get<std::int64_t>(it->second);
 }
@@ -153,7 +153,7 @@ inline void write_text(const fs::path& path, std::string_view text) {
   std::ofstream file(path, std::ios::binary);
   file.write(text.data(), static_cast<std::streamsize>(text.size()));
   file.close();
-  require(static_cast<bool>(file), fmt::format("emit_verilog: cannot write {}", path.string()));
+  require(static_cast<bool>(file), "emit_verilog: cannot write {}", path.string());
 }
 
 // Codes of a parameter quantized exactly as the evaluator quantizes it.
@@ -187,15 +187,15 @@ inline int accumulator_width(const node& n) {
 inline std::vector<std::int64_t> lut_codes(const node& n) {
   const fixed_fmt in = fixed_of(n, "data_in_0"), out = fixed_of(n, "data_out_0");
   require(in.width <= eval::lut_max_input_width,
-          fmt::format("emit_verilog: node {} ({}): its input is {} bits wide; a lookup table takes at most {}, so give "
+          "emit_verilog: node {} ({}): its input is {} bits wide; a lookup table takes at most {}, so give "
                       "the node a narrower data_in format",
-                      n.name, n.op_name(), in.width, eval::lut_max_input_width));
+                      n.name, n.op_name(), in.width, eval::lut_max_input_width);
   std::vector<float> table;
   visit_op<void>(n.op, [&](const auto& op) {
     using Op = std::decay_t<decltype(op)>;
     if constexpr (eval::has_scalar_function<Op>) table = eval::activation_lut(op, in, format(out));
   });
-  require(!table.empty(), fmt::format("emit_verilog: node {} ({}) has no scalar function to tabulate", n.name, n.op_name()));
+  require(!table.empty(), "emit_verilog: node {} ({}) has no scalar function to tabulate", n.name, n.op_name());
   std::vector<std::int64_t> codes(table.size());
   for (std::size_t i = 0; i < table.size(); ++i) codes[i] = eval::raw_of(table[i], out.frac);
   return codes;
@@ -264,17 +264,17 @@ private:
       const node& n = g_[id];
       if (n.is<op::placeholder>() || is_component(n)) return id;
       require(!n.is<op::constant>(),
-              fmt::format("emit_verilog: the constant {} feeds a stream; hardware streams come from graph inputs and "
+              "emit_verilog: the constant {} feeds a stream; hardware streams come from graph inputs and "
                           "components",
-                          n.name));
+                          n.name);
       require(n.meta.hardware.is_implicit && is_implicit_in_hardware(n.op_name()),
-              fmt::format("emit_verilog: node {} ({}) has no hardware metadata; run add_hardware_metadata first", n.name,
-                          n.op_name()));
+              "emit_verilog: node {} ({}) has no hardware metadata; run add_hardware_metadata first", n.name,
+                          n.op_name());
       const tensor_meta* in = entry_meta(n, "data_in_0");
       const tensor_meta* out = entry_meta(n, "data_out_0");
       require(in != nullptr && out != nullptr && in->precision == out->precision,
-              fmt::format("emit_verilog: node {} ({}) is wired through, so its result must keep its input's format",
-                          n.name, n.op_name()));
+              "emit_verilog: node {} ({}) is wired through, so its result must keep its input's format",
+                          n.name, n.op_name());
       id = n.inputs.at(0);
     }
   }
@@ -306,8 +306,8 @@ private:
         for (std::size_t k = 0; k < n.inputs.size(); ++k) {
           const node_id from = resolve(n.inputs[k]);
           require(!g_[from].is<op::placeholder>(),
-                  fmt::format("emit_verilog: graph output {} is the graph input {} itself; there is no hardware to emit",
-                              k, g_[from].name));
+                  "emit_verilog: graph output {} is the graph input {} itself; there is no hardware to emit",
+                              k, g_[from].name);
           source_for(from).sinks.push_back({.consumer = id, .input = k, .top_output = static_cast<int>(k)});
         }
         continue;
@@ -335,9 +335,9 @@ private:
       for (const sink& k : s.sinks) {
         const node& other = g_[k.consumer];
         require(fixed_of(other, data_in_name(k.input)) == s.format,
-                fmt::format("emit_verilog: graph input {} is read by {} and {} in different formats; the hardware input "
+                "emit_verilog: graph input {} is read by {} and {} in different formats; the hardware input "
                             "has one format, so quantize both readers' data_in alike",
-                            g_[p].name, reader.name, other.name));
+                            g_[p].name, reader.name, other.name);
       }
     }
   }
@@ -353,7 +353,7 @@ private:
     for (node_id p : g_.placeholders()) {
       const node& n = g_[p];
       shape s = entry_meta(n, "data_out_0")->shape;
-      require(!s.empty(), fmt::format("emit_verilog: graph input {} is a scalar; give testbench inputs", n.name));
+      require(!s.empty(), "emit_verilog: graph input {} is a scalar; give testbench inputs", n.name);
       s[0] = options_.samples;
       tensor t(s);
       for (float& v : t.values()) v = uniform(random);
@@ -369,10 +369,10 @@ private:
       const std::string& module = *n.meta.hardware.module;
       if (module == "mase_pool2d") continue;  // exact by their formats (max keeps it, avg's mean is exact)
       require(ev.runs_bit_exact(id),
-              fmt::format("emit_verilog: node {} ({}) does not run in integers in the bit-exact evaluator (an "
+              "emit_verilog: node {} ({}) does not run in integers in the bit-exact evaluator (an "
                           "activation input wider than {} bits, an element-wise result wider than 53 bits, or a "
                           "broadcast), so no hardware reproduces it; narrow its formats",
-                          n.name, n.op_name(), eval::lut_max_input_width));
+                          n.name, n.op_name(), eval::lut_max_input_width);
     }
     const ordered_map<tensor> inputs = stimulus();
     std::map<std::size_t, tensor> captured;  // per graph-input source: the codes its first reader got
@@ -434,7 +434,7 @@ private:
     for (const std::string& f : n.meta.hardware.dependence_files) modules.insert(f.substr(0, f.size() - 3));
     std::map<std::string, std::string> extra;  // parameters the emitter computes
     if (module == "mase_linear") {
-      const auto* lin = std::get_if<op::linear>(&n.op);
+      const auto* lin = n.op.get_if<op::linear>();
       const std::int64_t p0 = param_int(n, "WEIGHT_PARALLELISM_DIM_0"), p1 = param_int(n, "WEIGHT_PARALLELISM_DIM_1");
       const fixed_fmt w = fixed_of(n, "weight");
       const int acc = accumulator_width(n);

@@ -87,7 +87,7 @@ inline int run_in(const fs::path& dir, const std::string& command, const fs::pat
 inline void require_tool(const char* program, const char* package) {
   const std::string probe = fmt::format("command -v {} > /dev/null 2>&1", program);
   require(std::system(probe.c_str()) == 0,
-          fmt::format("{} is not installed; install it with apt-get install {}", program, package));
+          "{} is not installed; install it with apt-get install {}", program, package);
 }
 
 inline std::string file_list(const std::vector<fs::path>& files, const fs::path& dir) {
@@ -113,7 +113,7 @@ inline std::vector<fs::path> rtl_files(const fs::path& dir) {
 inline simulation_result simulate(const fs::path& project, simulator sim, const simulate_options& options = {}) {
   const fs::path dir = fs::absolute(project);
   require_project(dir, "verilog", "simulate");
-  require(fs::exists(dir / "tb" / "tb.sv"), fmt::format("simulate: {} has no tb/tb.sv; emit the project first", dir.string()));
+  require(fs::exists(dir / "tb" / "tb.sv"), "simulate: {} has no tb/tb.sv; emit the project first", dir.string());
   const std::string sources = detail::file_list(detail::rtl_files(dir), dir);
   const std::string stall = fmt::format("+stall={}", options.stall_percent);
   fs::path log;
@@ -142,8 +142,8 @@ inline simulation_result simulate(const fs::path& project, simulator sim, const 
   std::smatch m;
   static const std::regex verdict(R"((\d+) passed, (\d+) failed, (\d+) cycles)");
   require(std::regex_search(r.log, m, verdict),
-          fmt::format("simulate: the {} run of {} printed no verdict:\n{}", to_string(sim), dir.string(),
-                      detail::tail(r.log, 20)));
+          "simulate: the {} run of {} printed no verdict:\n{}", to_string(sim), dir.string(),
+                      detail::tail(r.log, 20));
   r.passed = std::stoll(m[1]);
   r.failed = std::stoll(m[2]);
   r.cycles = std::stoll(m[3]);

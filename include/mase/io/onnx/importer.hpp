@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -60,6 +61,15 @@ public:
   std::vector<std::string> inputs;
 };
 
+namespace detail {
+class importer;
+}
+// The importer as converters see it (its public part is their API: inputs, attributes, emit).
+using importer = detail::importer;
+// A user's converter for one ONNX op type: reads the node through the importer and emits mase
+// ops for it (io/onnx/converters.hpp's are the examples; docs/extending.md).
+using user_converter = std::function<void(importer&)>;
+
 struct import_options {
   // By ONNX input name: the shape to use, replacing the file's (which may be symbolic).
   ordered_map<shape> input_shapes{};
@@ -71,6 +81,9 @@ struct import_options {
   ordered_map<shape> data_shapes{};
   // By ONNX input name: graph inputs to treat as constants with these values.
   ordered_map<tensor> constant_inputs{};
+  // The user's converters, by op type: "HardShrink" for ONNX's own domain, "com.example.MyOp"
+  // (domain, '.', op type) for another. One for an op mase converts replaces mase's.
+  ordered_map<user_converter> converters{};
 };
 
 // A graph input or output: its ONNX name and the mase node that carries it.
@@ -117,7 +130,6 @@ struct value_ref {
   int element_type = ::onnx::TensorProto::FLOAT;
 };
 
-class importer;
 using converter = void (*)(importer&);
 
 // The converters by ONNX op type (io/onnx/converters.hpp).
@@ -231,7 +243,7 @@ public:
 
   // Appends a node for `op` reading `inputs`, with `parameters` set; folds it to a constant when
   // every input is a constant.
-  node_id emit(op_variant op, std::vector<node_id> inputs, ordered_map<tensor> parameters = {}) {
+  node_id emit(any_op op, std::vector<node_id> inputs, ordered_map<tensor> parameters = {}) {
     const bool foldable = !inputs.empty() && !op_takes_all_results(op) &&
                           std::all_of(inputs.begin(), inputs.end(), [&](node_id i) { return is_constant(i); });
     const node_id id = graph_.add(next_name(), std::move(op), std::move(inputs));
@@ -352,13 +364,20 @@ private:
                                     source_, version, min_opset, max_opset));
   }
 
+  // The op's key in import_options::converters: its type, after its domain and '.' outside ONNX's.
+  static std::string op_key(const ::onnx::NodeProto& n) {
+    const bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
+    return default_domain ? n.op_type() : fmt::format("{}.{}", n.domain(), n.op_type());
+  }
+
   // Lists every unsupported op type at once, with the nodes that use it.
   void check_every_op_supported() {
     ordered_map<std::vector<std::string>> missing;
     for (const ::onnx::NodeProto& n : model_.graph().node()) {
       for (const std::string& input : n.input()) read_later_.insert(input);
       const bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
-      const std::string op = default_domain ? n.op_type() : fmt::format("{}.{}", n.domain(), n.op_type());
+      const std::string op = op_key(n);
+      if (options_.converters.contains(op)) continue;
       // Ops that only fold constants (Equal, Where's condition, …) pass here; convert() refuses
       // them where an input turns out to be computed at run time.
       if (default_domain && (converters().contains(n.op_type()) || constant_converters().contains(n.op_type())))
@@ -521,11 +540,18 @@ private:
     node_ = &n;
     base_name_ = identifier_from(node_base_name(n));
     names_used_ = 0;
-    const auto general = converters().find(n.op_type());
-    const converter c = general != converters().end() ? general->second : constant_converters().at(n.op_type());
+    const auto users = options_.converters.find(op_key(n));
+    const bool by_user = users != options_.converters.end();
+    const auto general = by_user ? converters().end() : converters().find(n.op_type());
     try {
-      if (general == converters().end()) require_constant_inputs();
-      c(*this);
+      if (by_user) {
+        users->second(*this);
+      } else if (general != converters().end()) {
+        general->second(*this);
+      } else {
+        require_constant_inputs();
+        constant_converters().at(n.op_type())(*this);
+      }
     } catch (const unsupported&) {
       throw;  // already carries the node's context
     } catch (const error& e) {
@@ -593,13 +619,14 @@ private:
     results.emplace_back(shapes_[id.index][0]);
     std::vector<float> scratch;
     const eval::kernel_args args{inputs, &n.parameters, results, &scratch, n.name};
-    std::visit(
+    visit_op<void>(
+        n.op,
         [&](const auto& op) {
           using Op = std::decay_t<decltype(op)>;
           if constexpr (eval::has_float_kernel<Op>) eval::float_kernel(op, args);
           else throw error(fmt::format("node {}: {} cannot be evaluated at import", n.name, Op::name));
         },
-        n.op);
+        [&](const any_op& op) { eval::run_user_kernel(op, args); });
     const std::string name = n.name;
     graph_.erase(id);
     const node_id folded = graph_.add(name, op::constant{.shape = results[0].shape()});

@@ -1,0 +1,174 @@
+#pragma once
+// any_op: a graph node's op, of any type that satisfies mase::op_type: one of mase's built-in
+// ops or a user's own. It holds the op by value (immutable, shared between copies of a graph)
+// behind a small interface that the type fills in where the op is constructed, so a translation
+// unit compiles the code of the ops it builds and no other (a std::variant of the whole
+// vocabulary compiled every op's code in every unit).
+//
+// Facets that live above the IR (the evaluator's float kernel, …) are found two ways: for a
+// built-in op, by overload on its type in the layer that defines them (eval/kernels/*.hpp); for a
+// user's op, as members of its type, which the interface below reaches:
+//
+//   struct my_act {                       // the op_type contract (op/op_base.hpp), and
+//     …
+//     // optional: its float kernel (eval/kernel.hpp)
+//     void evaluate(const mase::eval::kernel_args& args) const;
+//     // optional: its counts for estimate_flops (pass/flop_estimator.hpp)
+//     mase::op_cost flops(std::span<const mase::shape> inputs, std::span<const mase::shape> results) const;
+//   };
+//
+// docs/extending.md shows a user's op end to end.
+
+#include <mase/core/ordered_map.hpp>
+#include <mase/ir/op/op_base.hpp>
+
+#include <memory>
+#include <span>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace mase {
+
+// The facets' types, declared where they are defined (a user's op that has the facet includes it).
+namespace eval {
+struct kernel_args;
+}
+struct op_cost;
+
+// A value unique to each op type, equal across translation units (the address of an inline
+// variable), so that telling types apart needs no RTTI.
+using op_type_id = const void*;
+namespace detail {
+template <class Op>
+struct op_identity {
+  static constexpr char tag = 0;
+};
+template <class Op>
+constexpr bool op_takes_all_results() {
+  if constexpr (requires { Op::takes_all_results; }) return Op::takes_all_results;
+  else return false;
+}
+}  // namespace detail
+template <class Op>
+constexpr op_type_id op_type_id_of() noexcept {
+  return &detail::op_identity<Op>::tag;
+}
+
+// The position of Op in mase's built-in vocabulary (ir/ops.hpp), or -1 for a user's op; defined
+// there, after the list.
+template <class Op>
+constexpr int builtin_op_index() noexcept;
+
+template <class Op>
+concept user_op_with_kernel = requires(const Op& op, const eval::kernel_args& args) { op.evaluate(args); };
+template <class Op>
+concept user_op_with_flops = requires(const Op& op, std::span<const shape> shapes) { op.flops(shapes, shapes); };
+
+class any_op {
+  struct concept_base {
+    virtual ~concept_base() = default;
+    virtual op_type_id type() const noexcept = 0;
+    virtual int builtin_index() const noexcept = 0;
+    virtual std::string_view name() const noexcept = 0;
+    virtual node_kind kind() const noexcept = 0;
+    virtual arity inputs() const noexcept = 0;
+    virtual bool takes_all_results() const noexcept = 0;
+    virtual parameter_list parameters() const = 0;
+    virtual shape_result infer_shapes(std::span<const shape> inputs) const = 0;
+    virtual ordered_map<attribute_value> attributes() const = 0;
+    virtual bool equals(const concept_base& other) const = 0;
+    virtual bool evaluate(const eval::kernel_args& args) const = 0;
+    virtual bool flops(std::span<const shape> inputs, std::span<const shape> results, op_cost& cost) const = 0;
+    virtual const void* address() const noexcept = 0;
+  };
+
+  template <class Op>
+  struct model final : concept_base {
+    Op op;
+    explicit model(Op o) : op(std::move(o)) {}
+    op_type_id type() const noexcept override { return op_type_id_of<Op>(); }
+    int builtin_index() const noexcept override { return builtin_op_index<Op>(); }
+    std::string_view name() const noexcept override { return Op::name; }
+    node_kind kind() const noexcept override { return Op::kind::value; }
+    arity inputs() const noexcept override { return Op::inputs; }
+    bool takes_all_results() const noexcept override { return detail::op_takes_all_results<Op>(); }
+    parameter_list parameters() const override { return parameters_of(op); }
+    shape_result infer_shapes(std::span<const shape> in) const override { return op.infer_shapes(in); }
+    ordered_map<attribute_value> attributes() const override {
+      ordered_map<attribute_value> out;
+      for_each_attribute(op, [&](std::string_view n, const auto& v) {
+        out[n] = attribute_value(std::in_place_type<std::decay_t<decltype(v)>>, v);
+      });
+      return out;
+    }
+    bool equals(const concept_base& other) const override {
+      return other.type() == type() && static_cast<const model&>(other).op == op;
+    }
+    bool evaluate(const eval::kernel_args& args) const override {
+      if constexpr (user_op_with_kernel<Op>) {
+        op.evaluate(args);
+        return true;
+      } else {
+        (void)args;
+        return false;
+      }
+    }
+    bool flops(std::span<const shape> in, std::span<const shape> results, op_cost& cost) const override {
+      if constexpr (user_op_with_flops<Op>) {
+        cost = op.flops(in, results);
+        return true;
+      } else {
+        (void)in, (void)results, (void)cost;
+        return false;
+      }
+    }
+    const void* address() const noexcept override { return &op; }
+  };
+
+public:
+  // An input placeholder, as a default-constructed std::variant of the vocabulary held.
+  any_op();
+
+  template <op_type Op>
+    requires(!std::is_same_v<std::remove_cvref_t<Op>, any_op>)
+  any_op(Op op) : self_(std::make_shared<const model<Op>>(std::move(op))) {}  // NOLINT: implicit on purpose
+
+  std::string_view name() const noexcept { return self_->name(); }
+  node_kind kind() const noexcept { return self_->kind(); }
+  arity inputs() const noexcept { return self_->inputs(); }
+  // Whether the op reads every result of its input (getitem) rather than the first.
+  bool takes_all_results() const noexcept { return self_->takes_all_results(); }
+  parameter_list parameters() const { return self_->parameters(); }
+  shape_result infer_shapes(std::span<const shape> in) const { return self_->infer_shapes(in); }
+  // The attributes by name, in declaration order.
+  ordered_map<attribute_value> attributes() const { return self_->attributes(); }
+  // Runs the op's own float kernel (a user's op with an evaluate member); false if it has none.
+  bool evaluate(const eval::kernel_args& args) const { return self_->evaluate(args); }
+  // Sets `cost` from the op's own flops rule (a user's op with a flops member); false if it has none.
+  bool flops(std::span<const shape> inputs, std::span<const shape> results, op_cost& cost) const {
+    return self_->flops(inputs, results, cost);
+  }
+
+  op_type_id type() const noexcept { return self_->type(); }
+  // The op's position in mase's built-in vocabulary, -1 for a user's op.
+  int builtin_index() const noexcept { return self_->builtin_index(); }
+  template <class Op>
+  bool is() const noexcept {
+    return self_->type() == op_type_id_of<Op>();
+  }
+  template <class Op>
+  const Op* get_if() const noexcept {
+    return is<Op>() ? static_cast<const Op*>(self_->address()) : nullptr;
+  }
+
+  friend bool operator==(const any_op& a, const any_op& b) { return a.self_ == b.self_ || a.self_->equals(*b.self_); }
+
+private:
+  std::shared_ptr<const concept_base> self_;
+};
+
+// The former name of the node's op type.
+using op_variant = any_op;
+
+}  // namespace mase
