@@ -1,7 +1,9 @@
 // A user's own op, from outside the library (docs/extending.md): PyTorch's Hardshrink as an op
 // of this file, imported from an ONNX node of a custom domain, evaluated in float against
 // PyTorch's output, counted by estimate_flops, saved to a checkpoint and loaded back through a
-// vocabulary that has it. Nothing in mase is edited or registered globally.
+// vocabulary that has it, then quantized, evaluated bit-exact with its own integer rule,
+// emitted with its own SystemVerilog component and simulated in Verilator against the bit-exact
+// evaluator. Nothing in mase is edited or registered globally.
 //
 //   custom_op [data_dir [output_dir]]   (default: the source tree's examples/data, ./custom_op_out)
 //
@@ -9,6 +11,7 @@
 
 #include <mase/io/onnx.hpp>  // not in mase.hpp: it links the ONNX protobuf library
 #include <mase/mase.hpp>
+#include <mase/verilog.hpp>
 
 #include <fmt/format.h>
 
@@ -26,6 +29,11 @@ struct hard_shrink {
 
   static constexpr std::string_view name = "hard_shrink";
   using kind = mase::kind::module_related_func;
+  static constexpr mase::op_category category = mase::op_category::elementwise;
+  static constexpr mase::quantizable quantization{};  // quantize gives it data_in and data_out formats
+  // Its results are its inputs or 0: its input's fixed-point format holds them exactly.
+  static constexpr mase::result_format_rule result_format = mase::result_format_rule::same_as_input;
+  static constexpr mase::hardware_mapping hardware{"user_hard_shrink"};  // the module below
   static constexpr mase::arity inputs{1, 1};
   static constexpr auto attributes() { return std::tuple{mase::attribute("lambda", &hard_shrink::lambda)}; }
   constexpr mase::shape_result infer_shapes(std::span<const mase::shape> in) const { return mase::shape_ok(in[0]); }
@@ -41,15 +49,64 @@ struct hard_shrink {
     }
   }
 
-  // For estimate_flops: one comparison per element, as mase counts its activations.
-  mase::op_cost flops(std::span<const mase::shape> in, std::span<const mase::shape> results) const {
-    return {.parameters = 0,
-            .computations = in[0].numel(),
-            .backward_computations = in[0].numel(),
-            .input_buffer_size = in[0].numel(),
-            .output_buffer_size = results[0].numel()};
+  // For estimate_flops: a comparison and a select per element; the gradient is a select. (An
+  // element-wise op without this member counts one operation per element each way.)
+  constexpr mase::op_work work(std::span<const mase::shape> in, std::span<const mase::shape>) const {
+    return {2 * in[0].numel(), in[0].numel()};
+  }
+
+  // In fixed point |x| > lambda is |code| > lambda·2^frac, which for an integer code is
+  // |code| > floor(lambda·2^frac).
+  static std::int64_t threshold_code(double lambda, const mase::fixed_fmt& f) {
+    return static_cast<std::int64_t>(std::floor(std::ldexp(lambda, f.frac)));
+  }
+
+  // The integer rule (bit-exact evaluator and testbench): on codes, in the input's format.
+  std::optional<mase::eval::bit_exact_kernel> bit_exact(const mase::node& n) const {
+    const std::optional<mase::fixed_fmt> in = mase::eval::fixed_format_of(n, "data_in_0");
+    if (!in || in != mase::eval::fixed_format_of(n, "data_out_0")) return std::nullopt;  // the component keeps it
+    const std::int64_t t = threshold_code(lambda, *in);
+    return mase::eval::bit_exact_kernel{
+        fmt::format("hard_shrink: |code| > {}", t), [t, frac = in->frac](const mase::eval::kernel_args& args) {
+          const mase::tensor& x = args.input(0);
+          mase::tensor& y = args.output();
+          for (std::size_t i = 0; i < x.size(); ++i) {
+            const std::int64_t c = mase::eval::raw_of(x.data()[i], frac);
+            y.data()[i] = c > t || c < -t ? x.data()[i] : 0.0f;
+          }
+        }};
+  }
+
+  // The component's own parameter, beside the streams' formats and lanes mase sets.
+  void hardware_parameters(const mase::node& n, mase::hardware_meta& h) const {
+    h.verilog_param.insert_or_assign("THRESHOLD", threshold_code(lambda, *mase::eval::fixed_format_of(n, "data_in_0")));
   }
 };
+
+// The component, written by the user: one comparison per lane, valid/ready straight through.
+constexpr std::string_view user_hard_shrink_sv = R"sv(// hard_shrink: x where |x| > THRESHOLD (in input codes), else 0, in the input's format.
+module user_hard_shrink #(
+    parameter int DATA_IN_0_PRECISION_0 = 8,
+    parameter int DATA_IN_0_PARALLELISM_DIM_0 = 1,
+    parameter int THRESHOLD = 0
+) (
+    input  logic [DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0-1:0] data_in_0,
+    input  logic                                                         data_in_0_valid,
+    output logic                                                         data_in_0_ready,
+    output logic [DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0-1:0] data_out_0,
+    output logic                                                         data_out_0_valid,
+    input  logic                                                         data_out_0_ready
+);
+  localparam int W = DATA_IN_0_PRECISION_0;
+  for (genvar lane = 0; lane < DATA_IN_0_PARALLELISM_DIM_0; lane++) begin : g_lane
+    logic signed [W-1:0] x;
+    assign x = data_in_0[lane*W+:W];
+    assign data_out_0[lane*W+:W] = (32'(x) > THRESHOLD || 32'(x) < -THRESHOLD) ? x : '0;
+  end
+  assign data_out_0_valid = data_in_0_valid;
+  assign data_in_0_ready  = data_out_0_ready;
+endmodule
+)sv";
 
 // The ONNX converter for com.example.HardShrink (attribute "lambd", as torch spells it).
 void convert_hard_shrink(mase::onnx::importer& c) {
@@ -90,8 +147,27 @@ int main(int argc, char** argv) {
     mase::export_checkpoint(g, out / "custom_op");
     const mase::graph reloaded = mase::from_checkpoint(out / "custom_op", {.ops = &ops});
     std::cout << "== 4. Saved " << (out / "custom_op").string() << ".{json,safetensors} and reloaded it with the "
-              << "user's vocabulary: " << (reloaded == g ? "identical" : "DIFFERENT") << "\n";
-    return matches && reloaded == g ? 0 : 1;
+              << "user's vocabulary: " << (reloaded == g ? "identical" : "DIFFERENT") << "\n\n";
+
+    // Fixed point everywhere: hard_shrink takes data_in from the config and keeps it for its result.
+    const mase::format q = mase::format(mase::fixed_fmt{.width = 10, .frac = 6});
+    auto hardware = model.graph | mase::init_metadata | mase::add_common_metadata |
+                    mase::quantize({.by = mase::quantize_by::type,
+                                    .entries = {{"linear", mase::operand_formats{.data_in = q, .weight = q, .bias = q, .data_out = q}},
+                                                {"hard_shrink", mase::operand_formats{.data_in = q}}}}) |
+                    mase::add_hardware_metadata;
+    mase::evaluator exact(hardware, mase::eval_mode::bit_exact);
+    const bool shrink_exact = exact.runs_bit_exact(hardware.id("shrink"));
+    std::cout << "== 5. Quantized; the bit-exact evaluator runs shrink with the user's integer rule: "
+              << (shrink_exact ? "yes" : "NO") << "\n";
+    const mase::verilog::emit_info emitted = mase::verilog::emit_verilog_project(
+        hardware, {.project_dir = out / "custom_op_rtl", .components = {{"user_hard_shrink", std::string(user_hard_shrink_sv)}}});
+    const mase::verilog::simulation_result sim =
+        mase::verilog::simulate(emitted.project_dir, mase::verilog::simulator::verilator);
+    std::cout << fmt::format("== 6. Emitted {} with the user's component, simulated in Verilator against the "
+                             "bit-exact evaluator: {} words passed, {} failed\n",
+                             emitted.project_dir.string(), sim.passed, sim.failed);
+    return matches && reloaded == g && shrink_exact && sim.ok() ? 0 : 1;
   } catch (const mase::error& e) {
     std::cerr << "custom_op: " << e.what() << "\n";
     return 1;

@@ -557,6 +557,61 @@ tensor prelu_reference(const tensor& x, const tensor& weight) {
 
 }  // namespace
 
+namespace {
+
+// Every pair of these, as a column against a row (the outer broadcast), and a 37-element run
+// against one value both ways (the vector body, its tail, and the scalar paths): 1 where `holds`
+// (IEEE's comparison, C++'s operators) is true, else 0.
+template <class Op>
+void check_truth(Op op, bool (*holds)(float, float)) {
+  INFO(Op::name);
+  const std::vector<float> values{-inf, -2.5f, -0.0f, 0.0f, 1.0f, 2.5f, inf, nan_f};
+  const auto n = static_cast<std::int64_t>(values.size());
+  const tensor column({n, 1}, values);
+  const tensor row({1, n}, values);
+  const tensor pairs = run(op, {&column, &row});
+  REQUIRE(pairs.shape() == shape{n, n});
+  for (std::size_t i = 0; i < values.size(); ++i)
+    for (std::size_t j = 0; j < values.size(); ++j) {
+      INFO(values[i] << " against " << values[j]);
+      CHECK(pairs.data()[i * values.size() + j] == (holds(values[i], values[j]) ? 1.0f : 0.0f));
+    }
+  std::vector<float> run_values(37);
+  for (std::size_t i = 0; i < run_values.size(); ++i) run_values[i] = static_cast<float>(i % 5) - 2.0f;
+  run_values[20] = nan_f;
+  const tensor long_run({37}, run_values);
+  const tensor one({}, {0.0f});
+  const tensor left = run(op, {&long_run, &one});
+  const tensor right = run(op, {&one, &long_run});
+  for (std::size_t i = 0; i < run_values.size(); ++i) {
+    CHECK(left.data()[i] == (holds(run_values[i], 0.0f) ? 1.0f : 0.0f));
+    CHECK(right.data()[i] == (holds(0.0f, run_values[i]) ? 1.0f : 0.0f));
+  }
+}
+
+bool truth(float v) { return v != 0.0f; }  // NaN is true, either zero false (torch's rule)
+
+}  // namespace
+
+TEST_CASE("comparisons are IEEE's, broadcast, with NaN comparing false and -0 equal to 0") {
+  check_truth(op::eq{}, [](float a, float b) { return a == b; });
+  check_truth(op::lt{}, [](float a, float b) { return a < b; });
+  check_truth(op::le{}, [](float a, float b) { return a <= b; });
+  check_truth(op::gt{}, [](float a, float b) { return a > b; });
+  check_truth(op::ge{}, [](float a, float b) { return a >= b; });
+  CHECK(std::string_view(op::eq::name) == "eq");
+  CHECK(std::string_view(op::ge::name) == "ge");
+}
+
+TEST_CASE("logic ops read nonzero (NaN included) as true and broadcast") {
+  check_truth(op::logical_and{}, [](float a, float b) { return truth(a) && truth(b); });
+  check_truth(op::logical_or{}, [](float a, float b) { return truth(a) || truth(b); });
+  check_truth(op::logical_xor{}, [](float a, float b) { return truth(a) != truth(b); });
+  const tensor x({6}, {-0.0f, 0.0f, nan_f, inf, -1.0f, 1e-30f});
+  const tensor y = run(op::logical_not{}, x);
+  CHECK(y.identical(tensor({6}, {1.0f, 1.0f, 0.0f, 0.0f, 0.0f, 0.0f})));
+}
+
 TEST_CASE("prelu: one slope for every element or one per channel along dim 1") {
   const tensor one_slope({1}, {0.25f});
   const tensor slopes({3}, {0.25f, -0.5f, 2.0f});

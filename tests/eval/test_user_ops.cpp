@@ -8,8 +8,12 @@
 #include <mase/ir/builder.hpp>
 #include <mase/ir/print.hpp>
 #include <mase/pass/add_common_metadata.hpp>
+#include <mase/pass/add_hardware_metadata.hpp>
 #include <mase/pass/flop_estimator.hpp>
 #include <mase/pass/init_metadata.hpp>
+#include <mase/pass/quantize.hpp>
+
+#include "../support/hard_shrink.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -20,40 +24,24 @@ using namespace mase;
 
 namespace user {
 
-// PyTorch's Hardshrink: x where |x| > lambda, else 0.
-struct hard_shrink {
-  double lambda = 0.5;
+using ::user::hard_shrink;  // tests/support/hard_shrink.hpp
 
-  static constexpr std::string_view name = "hard_shrink";
-  using kind = mase::kind::module_related_func;
+// An element-wise op with no rules of its own: its category's defaults apply.
+struct twice {
+  static constexpr std::string_view name = "twice";
+  using kind = mase::kind::builtin_func;
+  static constexpr op_category category = op_category::elementwise;
   static constexpr arity inputs{1, 1};
-  static constexpr auto attributes() { return std::tuple{attribute("lambda", &hard_shrink::lambda)}; }
+  static constexpr auto attributes() { return std::tuple{}; }
   constexpr shape_result infer_shapes(std::span<const shape> in) const { return shape_ok(in[0]); }
-  constexpr bool operator==(const hard_shrink&) const = default;
-
-  void evaluate(const eval::kernel_args& args) const {
-    const tensor& x = args.input(0);
-    tensor& y = args.output();
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      const float v = x.data()[i];
-      y.data()[i] = std::fabs(v) > lambda ? v : 0.0f;
-    }
-  }
-
-  // One comparison per element, as the built-in activations count.
-  op_cost flops(std::span<const shape> in, std::span<const shape> results) const {
-    return {.parameters = 0,
-            .computations = in[0].numel(),
-            .backward_computations = in[0].numel(),
-            .input_buffer_size = in[0].numel(),
-            .output_buffer_size = results[0].numel()};
-  }
+  constexpr bool operator==(const twice&) const = default;
 };
 
-// An op with no kernel.
+// An op with no kernel, in a category whose work depends on the op, and no work rule.
 struct no_kernel {
   static constexpr std::string_view name = "no_kernel";
   using kind = mase::kind::builtin_func;
+  static constexpr op_category category = op_category::dot_product;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() { return std::tuple{}; }
   constexpr shape_result infer_shapes(std::span<const shape> in) const { return shape_ok(in[0]); }
@@ -144,17 +132,51 @@ TEST_CASE("user ops: checkpoints load a user's op through a vocabulary that has 
   CHECK(ops.make("hard_shrink", {{"lambda", attribute_value(std::int64_t{2})}}) == any_op(user::hard_shrink{.lambda = 2}));
 }
 
-TEST_CASE("user ops: estimate_flops uses a user's flops rule, and names the member when there is none", "[user_ops]") {
-  const graph g = shrink_after_linear(0.5) | init_metadata | add_common_metadata;
+TEST_CASE("user ops: estimate_flops uses a user's work rule or its category's, and names the member when "
+          "there is neither", "[user_ops]") {
+  builder b(3);
+  auto x = b.input("x", {2, 4});
+  auto h = b.add("fc", op::linear{.in_features = 4, .out_features = 4}, x);
+  h = b.add("shrink", user::hard_shrink{}, h);
+  h = b.add("double", user::twice{}, h);
+  const graph g = b.output(h) | init_metadata | add_common_metadata;
   const flop_estimate estimate = estimate_flops(g);
-  const op_cost shrink = estimate.nodes.at("shrink");
-  CHECK(shrink == op_cost{.parameters = 0, .computations = 8, .backward_computations = 8, .input_buffer_size = 8,
-                          .output_buffer_size = 8});
+  CHECK(estimate.nodes.at("shrink") == op_cost{.parameters = 0, .computations = 16, .backward_computations = 8,
+                                               .input_buffer_size = 8, .output_buffer_size = 8});
+  // Element-wise by category: one operation per result element each way, as relu counts.
+  CHECK(estimate.nodes.at("double") == op_cost{.parameters = 0, .computations = 8, .backward_computations = 8,
+                                               .input_buffer_size = 8, .output_buffer_size = 8});
   CHECK(estimate.nodes.at("fc").computations == 2 * 4 * 4);  // the built-in rule beside it
 
+  builder c(1);
+  auto y = c.input("x", {3});
+  const graph without = c.output(c.add("nk", user::no_kernel{}, y)) | init_metadata | add_common_metadata;
+  CHECK_THROWS_WITH(estimate_flops(without), Catch::Contains("node nk: op no_kernel (dot_product) has no work rule") &&
+                                                 Catch::Contains("mase::op_work work("));
+}
+
+TEST_CASE("user ops: the facets reach the passes: quantize by type, and no hardware component", "[user_ops]") {
+  CHECK(any_op(user::hard_shrink{}).category() == op_category::elementwise);
+  CHECK(any_op(user::hard_shrink{}).quantization() != nullptr);
+  CHECK(any_op(user::twice{}).quantization() == nullptr);
+  CHECK(any_op(user::twice{}).hardware() == nullptr);
+
+  const format q84 = format(fixed_fmt{.width = 8, .frac = 4});
+  graph g = shrink_after_linear(0.5) | init_metadata | add_common_metadata;
+  const quantize_info info =
+      quantize({.by = quantize_by::type, .entries = {{"hard_shrink", operand_formats{.data_in = q84, .data_out = q84}}}})
+          .run(g);
+  CHECK(info.at("shrink").outcome == quantize_outcome::quantized);
+  CHECK(info.at("fc").outcome == quantize_outcome::no_config);
+  CHECK(g.at("shrink").meta.common.results.at("data_out_0").precision == q84);
+
+  // Not quantizable: a by-type key naming it is refused, and it has no hardware component.
   builder b(1);
-  auto x = b.input("x", {3});
-  const graph without = b.output(b.add("nk", user::no_kernel{}, x)) | init_metadata | add_common_metadata;
-  CHECK_THROWS_WITH(estimate_flops(without), Catch::Contains("node nk: op no_kernel has no flops rule") &&
-                                                 Catch::Contains("mase::op_cost flops("));
+  auto x = b.input("x", {4});
+  const auto h = b.output(b.add("t", user::twice{}, x)) | init_metadata | add_common_metadata;
+  graph refused = h;
+  CHECK_THROWS_WITH(quantize({.by = quantize_by::type, .entries = {{"twice", operand_formats{.data_in = q84}}}}).run(refused),
+                    Catch::Contains("op twice cannot be quantized"));
+  const auto quantized = h | quantize({.by = quantize_by::type, .default_config = operand_formats::all(q84)});
+  CHECK_THROWS_WITH(quantized | add_hardware_metadata, Catch::Contains("node t (twice) has no hardware component"));
 }

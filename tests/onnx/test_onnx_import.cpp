@@ -6,6 +6,8 @@
 #include <mase/io/onnx_backend_test.hpp>
 #include <mase/pass/raise_granularity.hpp>
 
+#include "../support/hard_shrink.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <bit>
@@ -88,23 +90,7 @@ std::string message_of(const auto& f) {
   return "(no error)";
 }
 
-// A user's op (tests/eval/test_user_ops.cpp has its sibling): PyTorch's Hardshrink.
-struct hard_shrink {
-  double lambda = 0.5;
-
-  static constexpr std::string_view name = "hard_shrink";
-  using kind = mase::kind::module_related_func;
-  static constexpr mase::arity inputs{1, 1};
-  static constexpr auto attributes() { return std::tuple{mase::attribute("lambda", &hard_shrink::lambda)}; }
-  constexpr mase::shape_result infer_shapes(std::span<const mase::shape> in) const { return mase::shape_ok(in[0]); }
-  constexpr bool operator==(const hard_shrink&) const = default;
-  void evaluate(const mase::eval::kernel_args& args) const {
-    for (std::size_t i = 0; i < args.input(0).size(); ++i) {
-      const float v = args.input(0).data()[i];
-      args.output().data()[i] = std::fabs(v) > lambda ? v : 0.0f;
-    }
-  }
-};
+using user::hard_shrink;  // tests/support/hard_shrink.hpp
 
 void convert_hard_shrink(mase::onnx::importer& c) {
   c.set_output(0, c.emit(hard_shrink{.lambda = c.float_attribute("lambd", 0.5)}, {c.input(0)}));
@@ -499,7 +485,8 @@ TEST_CASE("symbolic dimensions take their sizes from the data given for the inpu
   }
 }
 
-TEST_CASE("comparisons and logic fold where every input is a constant, as torch exports expand(-1, n)") {
+TEST_CASE("comparisons and logic fold where every input is a constant, as torch exports expand(-1, n), and run "
+          "as ops otherwise") {
   // torch 1.13's expand(-1, 3) on x [2, 1]: Where(Equal(target, -1), 1, target) is the shape.
   model_builder m({2, 1});
   m.int64_initializer("target", {-1, 3});
@@ -530,14 +517,23 @@ TEST_CASE("comparisons and logic fold where every input is a constant, as torch 
     const auto r = fev.run({{"x", mase::tensor({2}, {10, 20})}});
     CHECK(std::vector<float>(r[0].values().begin(), r[0].values().end()) == std::vector<float>{0, 20});
   }
-  SECTION("on a value computed at run time they are unsupported, naming the input") {
-    model_builder r({2});
-    r.node("Equal", {"x", "x"}, {"y"}, "eq");
+  SECTION("on values computed at run time they become graph ops: Greater, Or, Where on x") {
+    // y = where(x > 1 or x < -1, x, 0): clipping small values to zero, as torch exports it.
+    model_builder r({5});
+    r.initializer("one", {}, {1});
+    r.initializer("minus_one", {}, {-1});
+    r.initializer("zero", {}, {0});
+    r.node("Greater", {"x", "one"}, {"big"}, "gt");
+    r.node("Less", {"x", "minus_one"}, {"small"}, "lt");
+    r.node("Or", {"big", "small"}, {"outside"}, "or");
+    r.node("Where", {"outside", "x", "zero"}, {"y"}, "where");
     r.output("y");
-    CHECK(message_of([&] { (void)r.import(); }) ==
-          "test.onnx: node \"eq\" (Equal): mase folds Equal only where its inputs are constants (mase has no "
-          "comparison or logic op to run), and input 0 is a graph input (x)");
-    CHECK_THROWS_AS(r.import(), mase::onnx::unsupported);
+    const auto model = r.import();
+    CHECK(model.graph.at("gt").is<mase::op::gt>());
+    CHECK(model.graph.at("or").is<mase::op::logical_or>());
+    mase::evaluator rev(model.graph);
+    const auto y = rev.run({{"x", mase::tensor({5}, {-3, -1, 0.5f, 1, 2})}});
+    CHECK(std::vector<float>(y[0].values().begin(), y[0].values().end()) == std::vector<float>{-3, 0, 0, 0, 2});
   }
 }
 

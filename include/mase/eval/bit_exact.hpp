@@ -55,7 +55,7 @@ namespace mase::eval {
 // fixed_signed_cast(ROUND_FLOOR = 1): `raw` holds a value with `from_frac` fraction bits.
 constexpr std::int64_t hardware_cast_raw(std::int64_t raw, int from_frac, const fixed_fmt& to) noexcept {
   const int shift = from_frac - to.frac;
-  const integer_range range = to.code_range();
+  const integer_range range = to.saturation_range();
   std::int64_t v = raw;
   if (shift > 0) {
     v = shift_right_rounded(raw, shift, rounding::floor);
@@ -64,11 +64,10 @@ constexpr std::int64_t hardware_cast_raw(std::int64_t raw, int from_frac, const 
     const int up = -shift;
     const std::int64_t limit = up >= 63 ? 0 : (std::numeric_limits<std::int64_t>::max() >> up);
     if (raw > limit) return range.hi;
-    if (raw < -limit) return to.ovf == overflow::saturate_symmetric && to.is_signed ? -range.hi : range.lo;
+    if (raw < -limit) return range.lo;
     v = raw * (std::int64_t{1} << up);
   }
-  const std::int64_t lo = to.ovf == overflow::saturate_symmetric && to.is_signed ? -range.hi : range.lo;
-  return v < lo ? lo : (v > range.hi ? range.hi : v);
+  return v < range.lo ? range.lo : (v > range.hi ? range.hi : v);
 }
 
 // The accumulator a dot product of K terms needs, plus one bit when a bias is added.
@@ -154,8 +153,8 @@ folded_batch_norm fold_batch_norm(const Node& n, const fixed_fmt& x, const fixed
 // float path computes the same floor-and-clamp on scaled values (exact: powers of two).
 inline void hardware_cast(const fixed_fmt& to, std::span<const float> in, std::span<float> out) {
   require(in.size() == out.size(), "hardware_cast: sizes differ");
-  const integer_range range = to.code_range();
-  const double lo = static_cast<double>(to.ovf == overflow::saturate_symmetric && to.is_signed ? -range.hi : range.lo);
+  const integer_range range = to.saturation_range();
+  const double lo = static_cast<double>(range.lo);
   const double hi = static_cast<double>(range.hi);
   const double up = std::ldexp(1.0, to.frac), down = std::ldexp(1.0, -to.frac);
   for (std::size_t i = 0; i < in.size(); ++i) {
@@ -217,9 +216,8 @@ void dot_product_epilogue(const T* acc, epilogue_layout layout, int acc_frac, co
     } else {
       // Values are exact multiples of 2^-acc_frac that fit T's significand: scaling by powers of
       // two, floor and the bias sum are exact, so this is hardware_cast_raw on the raw values.
-      const integer_range range = out_fmt.code_range();
-      const T lo = static_cast<T>(out_fmt.ovf == overflow::saturate_symmetric && out_fmt.is_signed ? -range.hi
-                                                                                                  : range.lo);
+      const integer_range range = out_fmt.saturation_range();
+      const T lo = static_cast<T>(range.lo);
       const T hi = static_cast<T>(range.hi);
       const T up = static_cast<T>(std::ldexp(1.0, out_fmt.frac)), down = static_cast<T>(std::ldexp(1.0, -out_fmt.frac));
       for (std::size_t j = 0; j < count; ++j) {
@@ -351,8 +349,8 @@ std::optional<bit_exact_kernel> make_binary_kernel(const node& n, const fixed_fm
         tensor& y = args.output(0);
         require(x.shape() == w.shape(), "node {}: bit-exact {} needs operands of one shape", args.node_name,
                                                     std::is_same_v<Op, op::mul> ? "mul" : "add/sub");
-        const integer_range range = out_fmt.code_range();
-        const double lo = static_cast<double>(out_fmt.ovf == overflow::saturate_symmetric && out_fmt.is_signed ? -range.hi : range.lo);
+        const integer_range range = out_fmt.saturation_range();
+        const double lo = static_cast<double>(range.lo);
         const double hi = static_cast<double>(range.hi);
         const double up = std::ldexp(1.0, out_fmt.frac), down = std::ldexp(1.0, -out_fmt.frac);
         for (std::size_t i = 0; i < y.size(); ++i) {
@@ -379,6 +377,12 @@ std::vector<float> activation_lut(const Op& op, const fixed_fmt& in, const forma
     table.push_back(static_cast<float>(scalar_function(op, value_of(c, in.frac))));
   quantize(out, table, table);
   return table;
+}
+
+// The fixed-point format of a node's operand (data_in_<i>, weight, bias) or result
+// (data_out_<i>), or none when it is not fixed point: what a user's bit_exact rule reads.
+inline std::optional<fixed_fmt> fixed_format_of(const node& n, std::string_view entry) {
+  return detail::fixed_entry(n, entry, entry.starts_with("data_out"));
 }
 
 // A bit-exact kernel for the node, or none if its op or formats have no integer semantics here
@@ -475,7 +479,12 @@ std::optional<bit_exact_kernel> make_bit_exact_kernel(const Node& n, const order
           return std::nullopt;
         }
       },
-      [](const any_op&) -> std::optional<bit_exact_kernel> { return std::nullopt; });  // a user's op: fake-quant
+      [&](const any_op& op) -> std::optional<bit_exact_kernel> {
+        // A user's op: its own rule, or none (then it runs as in fake-quant mode).
+        if constexpr (std::is_same_v<Node, node>)
+          if (const std::shared_ptr<const bit_exact_kernel> kernel = op.bit_exact(n)) return *kernel;
+        return std::nullopt;
+      });
 }
 
 }  // namespace mase::eval

@@ -28,6 +28,8 @@ struct fixed_fmt {
   constexpr int int_bits() const noexcept { return width - frac; }
   constexpr int bits() const noexcept { return width; }
   constexpr integer_range code_range() const noexcept { return range_of(width, is_signed); }
+  // The codes saturation clamps to (format/rounding.hpp's saturation_range, with this overflow).
+  constexpr integer_range saturation_range() const noexcept { return mase::saturation_range(width, is_signed, ovf); }
 };
 
 inline constexpr int max_fixed_width = 63;  // raw words are int64_t; unsigned keeps its top bit clear
@@ -97,8 +99,8 @@ constexpr double exp2_double(int e) noexcept {
 // The integer code of a real value in format f: scale, round with f.round, bound with f.ovf.
 // NaN maps to 0 and infinities to the saturation bounds, whatever the overflow mode.
 constexpr std::int64_t fixed_code_of(double v, const fixed_fmt& f) noexcept {
-  const integer_range range = f.code_range();
-  const std::int64_t lowest = f.ovf == overflow::saturate_symmetric && f.is_signed ? -range.hi : range.lo;
+  const integer_range range = f.saturation_range();
+  const std::int64_t lowest = range.lo;
   if (v != v) return 0;
   constexpr double infinity = std::numeric_limits<double>::infinity();
   if (v == infinity || v == -infinity) return v > 0 ? range.hi : lowest;
@@ -217,8 +219,7 @@ private:
       if (O == overflow::wrap) {
         return left >= 63 ? 0 : apply_overflow(static_cast<std::int64_t>(static_cast<std::uint64_t>(raw) << left), W, S, O);
       }
-      return raw > 0 ? format.code_range().hi
-                     : (O == overflow::saturate_symmetric && S ? -format.code_range().hi : format.code_range().lo);
+      return raw > 0 ? saturation_range(W, S, O).hi : saturation_range(W, S, O).lo;
     }
     return apply_overflow(raw * (std::int64_t{1} << left), W, S, O);
   }

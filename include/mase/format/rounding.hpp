@@ -228,14 +228,21 @@ constexpr integer_range range_of(int width, bool is_signed) noexcept {
   return {0, (std::int64_t{1} << width) - 1};
 }
 
+// THE saturation bounds: what a saturating overflow clamps a `width`-bit integer to, [-max, max]
+// when symmetric and signed (the most negative code is never produced).
+constexpr integer_range saturation_range(int width, bool is_signed, overflow o) noexcept {
+  integer_range range = range_of(width, is_signed);
+  if (o == overflow::saturate_symmetric && is_signed) range.lo = -range.hi;
+  return range;
+}
+
 // THE overflow rule for integers: bring v into the range of a `width`-bit integer.
 constexpr std::int64_t apply_overflow(std::int64_t v, int width, bool is_signed, overflow o) noexcept {
-  const integer_range range = range_of(width, is_signed);
   switch (o) {
-    case overflow::saturate: return v < range.lo ? range.lo : v > range.hi ? range.hi : v;
+    case overflow::saturate:
     case overflow::saturate_symmetric: {
-      const std::int64_t lo = is_signed ? -range.hi : range.lo;
-      return v < lo ? lo : v > range.hi ? range.hi : v;
+      const integer_range range = saturation_range(width, is_signed, o);
+      return v < range.lo ? range.lo : v > range.hi ? range.hi : v;
     }
     case overflow::wrap: {
       if (width >= 64) return v;

@@ -1,7 +1,8 @@
 #pragma once
 // mase's built-in op vocabulary: every op type, listed once in builtin_ops (the order is the
-// index tables use). Adding an op to the library is one file under ir/op/ plus its line in each
-// of the two lists below; a user's own op needs neither (ir/op/any_op.hpp, docs/extending.md).
+// index tables use). Adding an op to the library is one file under ir/op/ (with its facets) plus
+// its include and its entry below; a user's own op needs neither (ir/op/any_op.hpp,
+// docs/extending.md).
 
 #include <mase/ir/op/abs.hpp>
 #include <mase/ir/op/adaptive_avg_pool1d.hpp>
@@ -18,6 +19,7 @@
 #include <mase/ir/op/batch_norm3d.hpp>
 #include <mase/ir/op/bmm.hpp>
 #include <mase/ir/op/cat.hpp>
+#include <mase/ir/op/compare.hpp>
 #include <mase/ir/op/ceil.hpp>
 #include <mase/ir/op/constant.hpp>
 #include <mase/ir/op/conv1d.hpp>
@@ -48,6 +50,7 @@
 #include <mase/ir/op/leaky_relu.hpp>
 #include <mase/ir/op/linear.hpp>
 #include <mase/ir/op/log.hpp>
+#include <mase/ir/op/logical.hpp>
 #include <mase/ir/op/log_softmax.hpp>
 #include <mase/ir/op/matmul.hpp>
 #include <mase/ir/op/max_pool1d.hpp>
@@ -119,7 +122,9 @@ using builtin_ops = op_list<  //
     op::maximum, op::minimum, op::sum, op::amax, op::amin,
     // implicit_func
     op::embedding, op::flatten, op::reshape, op::view, op::permute, op::transpose, op::squeeze, op::unsqueeze, op::cat, op::split,
-    op::slice, op::gather, op::pad, op::tile, op::expand, op::index_select, op::abs, op::where>;
+    op::slice, op::gather, op::pad, op::tile, op::expand, op::index_select, op::abs, op::where,
+    // comparison and logic
+    op::eq, op::lt, op::le, op::gt, op::ge, op::logical_not, op::logical_and, op::logical_or, op::logical_xor>;
 
 namespace detail {
 template <class Op, class... Ops>

@@ -20,6 +20,10 @@
 // its components then require to divide the size; taking a divisor makes that hold by
 // construction.
 //
+// A node's component is its op's hardware facet (ir/op/op_base.hpp): a user's op names its own
+// module (emit_options::components holds its text) and may add parameters with a
+// hardware_parameters member.
+//
 // The pass needs a quantized graph (a compile-time fact); at run time every node with a
 // component must be fixed point, and a node whose op has no component is an error naming it.
 
@@ -49,36 +53,24 @@ struct hardware_options {
   std::array<int, 4> max_parallelism{4, 4, 4, 4};
 };
 
-// The component each op maps to, and the files its module needs.
-struct hardware_component {
-  std::string_view op;
-  std::string_view module;
-};
-
-inline constexpr std::array<hardware_component, 24> hardware_components{{
-    {"linear", "mase_linear"},        {"conv2d", "mase_conv2d"},     {"max_pool2d", "mase_pool2d"},
-    {"avg_pool2d", "mase_pool2d"},    {"relu", "mase_relu"},         {"add", "mase_binary"},
-    {"sub", "mase_binary"},           {"mul", "mase_binary"},        {"leaky_relu", "mase_lut"},
-    {"sigmoid", "mase_lut"},          {"tanh", "mase_lut"},          {"gelu", "mase_lut"},
-    {"silu", "mase_lut"},             {"elu", "mase_lut"},           {"selu", "mase_lut"},
-    {"softplus", "mase_lut"},         {"softsign", "mase_lut"},      {"hardswish", "mase_lut"},
-    {"hardsigmoid", "mase_lut"},      {"hardtanh", "mase_lut"},      {"relu6", "mase_lut"},
-    {"batch_norm2d", "mase_batch_norm"}, {"matmul", "mase_matmul"},  {"bmm", "mase_matmul"},
-}};
-
-// Nodes that only change how a stream's elements are indexed: the same row-major stream.
-inline constexpr std::array<std::string_view, 5> implicit_hardware_ops{"flatten", "reshape", "view", "dropout",
-                                                                      "identity"};
-
-inline const hardware_component* find_hardware_component(std::string_view op) {
-  const auto it = std::find_if(hardware_components.begin(), hardware_components.end(),
-                               [&](const hardware_component& c) { return c.op == op; });
-  return it == hardware_components.end() ? nullptr : &*it;
+// Whether the node is wired through in hardware: its op's hardware facet has no module (flatten,
+// reshape, view, dropout, identity: the same row-major stream).
+inline bool is_implicit_in_hardware(const node& n) {
+  const hardware_mapping* h = n.op.hardware();
+  return h != nullptr && h->wired_through();
 }
 
-inline bool is_implicit_in_hardware(std::string_view op) {
-  return std::find(implicit_hardware_ops.begin(), implicit_hardware_ops.end(), op) != implicit_hardware_ops.end();
+namespace detail {
+template <class... Ops>
+std::string hardware_op_names(op_list<Ops...>, bool wired) {
+  std::string names;
+  const auto add = [&](const hardware_mapping* h, std::string_view name) {
+    if (h != nullptr && h->wired_through() == wired) names += fmt::format("{}{}", names.empty() ? "" : ", ", name);
+  };
+  (add(hardware_of<Ops>(), Ops::name), ...);
+  return names;
 }
+}  // namespace detail
 
 // The modules a component's module instantiates, itself included.
 inline std::vector<std::string> hardware_dependence_files(std::string_view module) {
@@ -199,20 +191,17 @@ struct add_hardware_metadata_pass {
         h.is_implicit = true;
         continue;
       }
-      if (is_implicit_in_hardware(op)) {
+      if (is_implicit_in_hardware(n)) {
         h.is_implicit = true;
         lanes[id.index] = input_lanes(0);
         continue;
       }
-      const hardware_component* component = find_hardware_component(op);
-      if (component == nullptr) {
-        std::string supported;
-        for (const hardware_component& c : hardware_components)
-          supported += fmt::format("{}{}", supported.empty() ? "" : ", ", c.op);
+      const hardware_mapping* component = n.op.hardware();
+      if (component == nullptr)
         throw error(fmt::format("add_hardware_metadata: node {} ({}) has no hardware component; the ops with one are "
                                 "{} (and {} nodes, which are wired through)",
-                                n.name, op, supported, "flatten/reshape/view/dropout/identity"));
-      }
+                                n.name, op, detail::hardware_op_names(builtin_ops{}, false),
+                                detail::hardware_op_names(builtin_ops{}, true)));
       h.module = std::string(component->module);
       h.dependence_files = hardware_dependence_files(component->module);
       for (std::size_t i = 0; i < n.inputs.size(); ++i) {
@@ -318,6 +307,7 @@ struct add_hardware_metadata_pass {
       }
       detail::add_tensor_parameters(params, n, "data_out_0", {out_lanes});
       params.insert_or_assign("OUT_SYMMETRIC", out_fmt.ovf == overflow::saturate_symmetric);
+      n.op.hardware_parameters(n, h);  // a user's op: its component's own parameters
       lanes[id.index] = out_lanes;
     }
   }

@@ -2,8 +2,10 @@
 // estimate_flops: parameter, operation and buffer counts per node and for the whole graph (MASE's
 // run_flop_estimator in its "fine-grained" style, analysis/flop_estimator/calculator). Counts come
 // from the shapes in common metadata (data_in_<i> and data_out_<i>) and the ops' attributes, so
-// nothing is run. Every built-in op has a rule (a new one without a rule does not compile); a
-// user's op brings its own as a flops member (ir/op/any_op.hpp).
+// nothing is run. The computations are the op's work facet (ir/op/op_base.hpp): its own rule, or
+// its category's default (element-wise ops one per result element, reductions one per input
+// element, data movement none); a user's op follows the same rules. The table below is what the
+// built-in ops' rules give.
 //
 // Per node, five figures (MASE's keys):
 //   parameters             trainable numbers the node holds (PyTorch's sum of p.numel(): weight
@@ -68,8 +70,8 @@
 #include <mase/pass/pipeline.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -101,9 +103,6 @@ struct flop_estimate {
 };
 
 namespace detail {
-
-template <class Op, class... Ops>
-inline constexpr bool is_one_of = (std::is_same_v<Op, Ops> || ...);
 
 // A node's data-input and result shapes, from its common metadata.
 struct flop_shapes {
@@ -140,126 +139,35 @@ inline std::int64_t total_numel(const std::vector<shape>& shapes) {
   return n;
 }
 
-// Rows of a tensor whose last dimension is a feature vector: |t| / t.last (0 for empty features).
-inline std::int64_t feature_rows(const shape& s) {
-  if (s.empty()) return 1;
-  return s.back() == 0 ? 0 : s.numel() / s.back();
-}
-
-template <class Op>
-std::int64_t trainable_parameters(const Op& op) {
+// Trainable numbers: running statistics are buffers, not parameters.
+inline std::int64_t trainable_parameters(const parameter_list& parameters) {
   std::int64_t n = 0;
-  for (const parameter_spec& p : parameters_of(op))
+  for (const parameter_spec& p : parameters)
     if (p.role != "running_mean" && p.role != "running_var") n += p.shape.numel();
   return n;
-}
-
-template <class Op>
-op_cost op_flops(const Op& op, const flop_shapes& s) {
-  op_cost cost;
-  if constexpr (is_one_of<Op, op::placeholder, op::output>) {
-    return cost;
-  } else if constexpr (std::is_same_v<Op, op::constant>) {
-    cost.parameters = op.shape.numel();
-    return cost;
-  } else {
-    cost.parameters = trainable_parameters(op);
-    cost.input_buffer_size = total_numel(s.in);
-    cost.output_buffer_size = total_numel(s.out);
-    const std::int64_t x = s.in.empty() ? 0 : s.in[0].numel();
-    const std::int64_t y = s.out.empty() ? 0 : s.out[0].numel();
-    const auto set = [&](std::int64_t forward, std::int64_t backward) {
-      cost.computations = forward;
-      cost.backward_computations = backward;
-    };
-    using shape_rules::per_dim;
-    if constexpr (std::is_same_v<Op, op::linear>) {
-      const std::int64_t forward = op.out_features * op.in_features * feature_rows(s.in[0]);
-      set(forward, 2 * forward);
-    } else if constexpr (std::is_same_v<Op, op::conv1d>) {
-      const std::int64_t window = per_dim(op.kernel_size, 0) * (op.in_channels / op.groups);
-      set(y * window, 2 * x * window);
-    } else if constexpr (std::is_same_v<Op, op::conv2d>) {
-      const std::int64_t window =
-          per_dim(op.kernel_size, 0) * per_dim(op.kernel_size, 1) * (op.in_channels / op.groups);
-      set(y * window, 2 * x * window);
-    } else if constexpr (std::is_same_v<Op, op::conv3d>) {
-      const std::int64_t window = per_dim(op.kernel_size, 0) * per_dim(op.kernel_size, 1) *
-                                  per_dim(op.kernel_size, 2) * (op.in_channels / op.groups);
-      set(y * window, 2 * x * window);
-    } else if constexpr (is_one_of<Op, op::conv_transpose1d, op::conv_transpose2d>) {
-      std::int64_t window = op.out_channels / op.groups;
-      for (int i = 0; i < (std::is_same_v<Op, op::conv_transpose1d> ? 1 : 2); ++i) window *= per_dim(op.kernel_size, i);
-      set(x * window, 2 * x * window);
-    } else if constexpr (is_one_of<Op, op::batch_norm1d, op::batch_norm2d, op::batch_norm3d, op::rms_norm>) {
-      set(4 * x, 4 * x);
-    } else if constexpr (is_one_of<Op, op::layer_norm, op::group_norm, op::instance_norm>) {
-      set(5 * x, 5 * x);
-    } else if constexpr (is_one_of<Op, op::relu, op::relu6, op::leaky_relu, op::gelu, op::silu, op::sigmoid, op::tanh,
-                                   op::elu, op::selu, op::softplus, op::softsign, op::hardswish, op::hardsigmoid,
-                                   op::hardtanh, op::neg, op::exp, op::sqrt, op::erf, op::mean,
-                                   op::prelu, op::abs, op::log, op::reciprocal, op::floor, op::ceil, op::sign,
-                                   op::sum, op::amax, op::amin,
-                                   op::adaptive_avg_pool1d, op::adaptive_avg_pool2d>) {
-      set(x, x);
-    } else if constexpr (is_one_of<Op, op::softmax, op::log_softmax>) {
-      set(3 * x, 3 * x);
-    } else if constexpr (is_one_of<Op, op::max_pool1d, op::avg_pool1d>) {
-      const std::int64_t window = per_dim(op.kernel_size, 0);
-      set(y * window, x * window);
-    } else if constexpr (is_one_of<Op, op::max_pool2d, op::avg_pool2d>) {
-      const std::int64_t window = per_dim(op.kernel_size, 0) * per_dim(op.kernel_size, 1);
-      set(y * window, x * window);
-    } else if constexpr (is_one_of<Op, op::max_pool3d, op::avg_pool3d>) {
-      const std::int64_t window = per_dim(op.kernel_size, 0) * per_dim(op.kernel_size, 1) * per_dim(op.kernel_size, 2);
-      set(y * window, x * window);
-    } else if constexpr (is_one_of<Op, op::add, op::sub, op::mul, op::div, op::maximum, op::minimum, op::where,
-                                   op::pow>) {
-      // One operation per result element (pow's result has its input's size when it has one input).
-      set(y, y);
-    } else if constexpr (is_one_of<Op, op::matmul, op::bmm>) {
-      const std::int64_t forward = y * s.in[0].back();
-      set(forward, 2 * forward);
-    } else if constexpr (std::is_same_v<Op, op::scaled_dot_product_attention>) {
-      const shape& q = s.in[0];
-      const shape& k = s.in[1];
-      const shape& v = s.in[2];
-      const std::int64_t queries = v.back() == 0 ? 0 : y / v.back();  // batch · L
-      const std::int64_t forward = queries * k[k.size() - 2] * (q.back() + v.back() + 4);
-      set(forward, 2 * forward);
-    } else if constexpr (std::is_same_v<Op, op::getitem>) {
-      // Reads the one result it selects, which its data_in_0 entry (the input's first result) need
-      // not describe.
-      cost.input_buffer_size = cost.output_buffer_size;
-    } else if constexpr (is_one_of<Op, op::dropout, op::identity, op::embedding, op::flatten, op::reshape, op::view,
-                                   op::permute, op::transpose, op::squeeze, op::unsqueeze, op::cat, op::split,
-                                   op::slice, op::gather, op::pad, op::tile, op::expand, op::index_select>) {
-      // data movement: no arithmetic
-    } else {
-      static_assert(dependent_false<Op>, "estimate_flops: add a rule for this op to flop_estimator.hpp");
-    }
-    return cost;
-  }
 }
 
 }  // namespace detail
 
 // The counts of one node (which must have common metadata).
 inline op_cost estimate_node_flops(const node& n) {
-  const detail::flop_shapes shapes =
-      n.is<op::placeholder>() || n.is<op::output>() || n.is<op::constant>() ? detail::flop_shapes{}
-                                                                             : detail::flop_shapes_of(n);
-  return visit_op<op_cost>(
-      n.op, [&](const auto& op) { return detail::op_flops(op, shapes); },
-      [&](const any_op& op) {
-        op_cost cost;
-        if (!op.flops(shapes.in, shapes.out, cost))
-          throw error(fmt::format("estimate_flops: node {}: op {} has no flops rule; give its type a member "
-                                  "mase::op_cost flops(std::span<const mase::shape> inputs, "
-                                  "std::span<const mase::shape> results) const (docs/extending.md)",
-                                  n.name, op.name()));
-        return cost;
-      });
+  op_cost cost;
+  cost.parameters = detail::trainable_parameters(n.op.parameters());
+  if (n.op.category() == op_category::interface) return cost;  // graph inputs, constants, outputs
+  const detail::flop_shapes shapes = detail::flop_shapes_of(n);
+  cost.output_buffer_size = detail::total_numel(shapes.out);
+  // An op that reads every result of its input (getitem) reads the one it selects, which its
+  // data_in_0 entry (the input's first result) need not describe.
+  cost.input_buffer_size = n.op.takes_all_results() ? cost.output_buffer_size : detail::total_numel(shapes.in);
+  const std::optional<op_work> work = n.op.work(shapes.in, shapes.out);
+  if (!work)
+    throw error(fmt::format("estimate_flops: node {}: op {} ({}) has no work rule; give its type a member "
+                            "mase::op_work work(std::span<const mase::shape> inputs, "
+                            "std::span<const mase::shape> results) const (docs/extending.md)",
+                            n.name, n.op.name(), to_string(n.op.category())));
+  cost.computations = work->forward;
+  cost.backward_computations = work->backward;
+  return cost;
 }
 
 // The counts of every node, in graph order, and their total.

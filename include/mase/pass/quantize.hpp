@@ -212,55 +212,49 @@ struct quantize_info {
 
 namespace detail {
 
-enum class operand_use : std::uint8_t { none, optional, required, required_with_parameter };
-
-struct quantizable_op {
+// An op the pass quantizes: its name and its quantization facet (ir/op/op_base.hpp).
+struct quantizable_op : quantizable {
   std::string_view op;
-  operand_use weight;
-  operand_use bias;
-  bool weight_is_data_in_1;  // matmul / bmm: the second operand takes the weight format
 };
 
-// QUANTIZEABLE_OP ∩ mase's ops, with MASE_OP_TO_ENTRIES.
-// MASE's list, then the activations mase's lookup-table hardware component implements (MASE's RTL
-// has fixed_sigmoid, fixed_silu, … too, but its quantize pass cannot give them formats).
-inline constexpr std::array<quantizable_op, 26> quantizable_ops{{
-    {"add", operand_use::none, operand_use::none, false},
-    {"sub", operand_use::none, operand_use::none, false},
-    {"mul", operand_use::none, operand_use::none, false},
-    {"relu", operand_use::none, operand_use::none, false},
-    {"selu", operand_use::none, operand_use::none, false},
-    {"tanh", operand_use::none, operand_use::none, false},
-    {"gelu", operand_use::none, operand_use::none, false},
-    {"softsign", operand_use::none, operand_use::none, false},
-    {"softplus", operand_use::none, operand_use::none, false},
-    {"layer_norm", operand_use::none, operand_use::none, false},
-    {"group_norm", operand_use::none, operand_use::none, false},
-    {"rms_norm", operand_use::none, operand_use::none, false},
-    {"matmul", operand_use::required, operand_use::none, true},
-    {"bmm", operand_use::required, operand_use::none, true},
-    {"linear", operand_use::required, operand_use::required_with_parameter, false},
-    {"conv1d", operand_use::required, operand_use::required_with_parameter, false},
-    {"conv2d", operand_use::required, operand_use::required_with_parameter, false},
-    {"batch_norm2d", operand_use::optional, operand_use::optional, false},
-    {"sigmoid", operand_use::none, operand_use::none, false},
-    {"silu", operand_use::none, operand_use::none, false},
-    {"elu", operand_use::none, operand_use::none, false},
-    {"leaky_relu", operand_use::none, operand_use::none, false},
-    {"hardswish", operand_use::none, operand_use::none, false},
-    {"hardsigmoid", operand_use::none, operand_use::none, false},
-    {"hardtanh", operand_use::none, operand_use::none, false},
-    {"relu6", operand_use::none, operand_use::none, false},
-}};
+template <class... Ops>
+constexpr auto quantizable_ops_of(op_list<Ops...>) {
+  constexpr std::size_t count = (std::size_t{op_with_quantization<Ops>} + ... + 0);
+  std::array<quantizable_op, count> table{};
+  std::size_t at = 0;
+  ((op_with_quantization<Ops> ? (void)(table[at++] = quantizable_op{*quantization_of<Ops>(), Ops::name}) : (void)0),
+   ...);
+  return table;
+}
+
+// The built-in ops with a quantization facet (MASE's QUANTIZEABLE_OP ∩ mase's ops, with
+// MASE_OP_TO_ENTRIES, and the activations mase's lookup-table component implements), in
+// builtin_ops order.
+inline constexpr auto quantizable_ops = quantizable_ops_of(builtin_ops{});
 
 // In MASE's QUANTIZEABLE_OP, but ops mase's IR does not have.
 inline constexpr std::array<std::string_view, 3> mase_only_quantizable_ops{"convtranspose2d", "instance_norm2d",
                                                                           "grouped_query_attention"};
 
-inline const quantizable_op* find_quantizable(std::string_view op) {
+// The quantizable op named `op`: one of the graph's ops (a user's op with a quantization facet
+// is found here), else a built-in one.
+inline std::optional<quantizable_op> find_quantizable(const graph& g, std::string_view op) {
+  std::optional<quantizable_op> found;
+  g.for_each_node([&](const node& n) {
+    if (!found && n.op_name() == op)
+      if (const quantizable* q = n.op.quantization()) found = quantizable_op{*q, n.op.name()};
+  });
+  if (found) return found;
   const auto it =
       std::find_if(quantizable_ops.begin(), quantizable_ops.end(), [&](const auto& q) { return q.op == op; });
-  return it == quantizable_ops.end() ? nullptr : &*it;
+  if (it != quantizable_ops.end()) return *it;
+  return std::nullopt;
+}
+
+// The node's op, when the pass quantizes it.
+inline std::optional<quantizable_op> find_quantizable(const node& n) {
+  if (const quantizable* q = n.op.quantization()) return quantizable_op{*q, n.op.name()};
+  return std::nullopt;
 }
 
 inline std::string quantizable_op_list() {
@@ -463,20 +457,22 @@ inline void check_operands_fit(const resolved_entry& e, const quantizable_op& q,
   if (e.formats->bias && q.bias == operand_use::none) refuse("bias");
 }
 
-// The activations mase's hardware tabulates (mase_lut): one input, one result, element by element.
-inline constexpr std::array<std::string_view, 13> tabulated_activations{
-    "gelu", "sigmoid", "tanh", "silu", "elu", "selu", "softplus", "softsign", "leaky_relu", "hardswish",
-    "hardsigmoid", "hardtanh", "relu6"};
-
-inline bool is_tabulated_activation(std::string_view op) {
-  return std::find(tabulated_activations.begin(), tabulated_activations.end(), op) != tabulated_activations.end();
+// The activations mase's hardware tabulates: one input, one result, element by element (their
+// hardware facet is the lookup-table component).
+inline bool is_tabulated_activation(const node& n) {
+  const hardware_mapping* h = n.op.hardware();
+  return h != nullptr && h->module == "mase_lut";
 }
 
 // Why derived_result_format chose a fixed result, for node_quantization::derived.
-inline std::string derived_result_reason(std::string_view op, bool has_bias) {
-  if (op == "relu") return "exact: its input's format";
-  if (op == "add" || op == "sub" || op == "mul") return fmt::format("exact: the {} of its inputs' formats", op == "add" ? "sum" : op == "sub" ? "difference" : "product");
-  return has_bias ? "exact: the accumulator plus the bias" : "exact: the accumulator";
+inline std::string derived_result_reason(result_format_rule rule, bool has_bias) {
+  switch (rule) {
+    case result_format_rule::same_as_input: return "exact: its input's format";
+    case result_format_rule::sum: return "exact: the sum of its inputs' formats";
+    case result_format_rule::difference: return "exact: the difference of its inputs' formats";
+    case result_format_rule::product: return "exact: the product of its inputs' formats";
+    default: return has_bias ? "exact: the accumulator plus the bias" : "exact: the accumulator";
+  }
 }
 
 // The result format when the config gives none (see the top of this file). `c` holds the
@@ -490,13 +486,14 @@ inline format derived_result_format(const node& n, const common_meta& c) {
     return t->precision.get<fixed_fmt>();
   };
   const std::string_view op = n.op_name();
+  const result_format_rule rule = n.op.result_format();
   std::optional<fixed_fmt> result;
   const std::optional<fixed_fmt> x = fixed_arg("data_in_0");
-  if (op == "relu") {
+  if (rule == result_format_rule::same_as_input) {
     const auto it = c.args.find("data_in_0");
     if (it != c.args.end())
       if (const tensor_meta* t = std::get_if<tensor_meta>(&it->second)) return t->precision;
-  } else if (op == "linear" || op == "conv1d" || op == "conv2d") {
+  } else if (rule == result_format_rule::weighted_sum) {
     const std::optional<fixed_fmt> w = fixed_arg("weight");
     const auto weight = c.args.find("weight");
     const bool has_bias = c.args.contains("bias");
@@ -508,16 +505,19 @@ inline format derived_result_format(const node& n, const common_meta& c) {
       // products widens the result; for the usual formats this is one more bit).
       if (has_bias) result = sum_format(*result, *fixed_arg("bias"));
     }
-  } else if (op == "matmul" || op == "bmm") {
+  } else if (rule == result_format_rule::matrix_product) {
     const std::optional<fixed_fmt> y = fixed_arg("data_in_1");
     if (x && y) {
       const shape& a = std::get<tensor_meta>(c.args.at("data_in_0")).shape;
       result = accumulator_format(product_format(*x, *y), a.empty() ? 1 : a.back());
     }
-  } else if (op == "add" || op == "sub" || op == "mul") {
+  } else if (rule == result_format_rule::sum || rule == result_format_rule::difference ||
+             rule == result_format_rule::product) {
     const std::optional<fixed_fmt> y = fixed_arg("data_in_1");
     if (x && y)
-      result = op == "add" ? sum_format(*x, *y) : op == "sub" ? difference_format(*x, *y) : product_format(*x, *y);
+      result = rule == result_format_rule::sum          ? sum_format(*x, *y)
+               : rule == result_format_rule::difference ? difference_format(*x, *y)
+                                                        : product_format(*x, *y);
   }
   if (!result) return formats::float32;
   result->round = x->round;
@@ -551,15 +551,6 @@ inline std::optional<fixed_fmt> exact_mean_format(const node& n, const format& i
   return mean;
 }
 
-// Ops whose results hold exactly their input's values (so their format).
-inline bool moves_data_only(std::string_view op) {
-  static constexpr std::array<std::string_view, 16> ops{"flatten", "reshape",  "view",    "permute", "transpose",
-                                                        "squeeze", "unsqueeze", "dropout", "identity", "getitem",
-                                                        "split",   "slice",     "max_pool1d", "max_pool2d", "relu",
-                                                        "output"};
-  return std::find(ops.begin(), ops.end(), op) != ops.end();
-}
-
 inline tensor_meta* tensor_arg(common_meta& c, std::string_view entry) {
   const auto it = c.args.find(entry);
   return it == c.args.end() ? nullptr : std::get_if<tensor_meta>(&it->second);
@@ -580,16 +571,15 @@ inline void propagate_formats(const graph& g, node& n) {
     const auto produced = producer.meta.common.results.find(data_out_name(static_cast<std::size_t>(which)));
     if (produced != producer.meta.common.results.end()) arg->precision = produced->second.precision;
   }
-  const std::string_view op = n.op_name();
   const tensor_meta* first = tensor_arg(c, data_in_name(0));
   if (first == nullptr) return;
-  if (op == "output") {
+  if (n.is<op::output>()) {
     for (std::size_t i = 0; i < n.inputs.size(); ++i) {
       const tensor_meta* in = tensor_arg(c, data_in_name(i));
       const auto out = c.results.find(data_out_name(i));
       if (in != nullptr && out != c.results.end()) out->second.precision = in->precision;
     }
-  } else if (op == "cat") {
+  } else if (n.is<op::cat>()) {
     bool agree = true;
     for (std::size_t i = 1; i < n.inputs.size(); ++i) {
       const tensor_meta* in = tensor_arg(c, data_in_name(i));
@@ -597,7 +587,7 @@ inline void propagate_formats(const graph& g, node& n) {
     }
     if (agree)
       for (auto& [name, result] : c.results) result.precision = first->precision;
-  } else if (moves_data_only(op)) {
+  } else if (n.op.result_format() == result_format_rule::same_as_input) {  // the input's values, so its format
     for (auto& [name, result] : c.results) result.precision = first->precision;
   } else if (const std::optional<fixed_fmt> mean = exact_mean_format(n, first->precision)) {
     for (auto& [name, result] : c.results) result.precision = *mean;
@@ -627,7 +617,7 @@ inline void apply_formats(node& n, const quantizable_op& q, const resolved_entry
   // For hardware (two's complement only) the unsigned input becomes signed with one more bit:
   // after saturating, the relu leaves exactly the values the unsigned format holds. (A wrapping
   // format would keep negative codes, so it stays unsigned and add_hardware_metadata refuses it.)
-  const bool unsigned_input = q.op == "relu" && e.arithmetic != nullptr && e.arithmetic->name == "integer" &&
+  const bool unsigned_input = n.is<op::relu>() && e.arithmetic != nullptr && e.arithmetic->name == "integer" &&
                               f.data_in->holds<fixed_fmt>();
   for (std::size_t i = 0; i < n.inputs.size(); ++i)
     if (tensor_meta* arg = tensor_arg(c, data_in_name(i))) {
@@ -651,8 +641,8 @@ inline void apply_formats(node& n, const quantizable_op& q, const resolved_entry
     if (tensor_meta* b = tensor_arg(c, "bias")) b->precision = *f.bias;
   format result = f.data_out ? *f.data_out : derived_result_format(n, c);
   std::string reason;
-  if (!f.data_out && result.holds<fixed_fmt>()) reason = derived_result_reason(q.op, has_bias);
-  if (!f.data_out && !result.holds<fixed_fmt>() && hardware && is_tabulated_activation(q.op)) {
+  if (!f.data_out && result.holds<fixed_fmt>()) reason = derived_result_reason(n.op.result_format(), has_bias);
+  if (!f.data_out && !result.holds<fixed_fmt>() && hardware && is_tabulated_activation(n)) {
     if (const tensor_meta* in = tensor_arg(c, data_in_name(0)); in != nullptr && in->precision.holds<fixed_fmt>()) {
       result = in->precision;
       reason = fmt::format("default: its input's format ({} has no finite exact result)", q.op);
@@ -665,8 +655,8 @@ inline void apply_formats(node& n, const quantizable_op& q, const resolved_entry
 }
 
 // by type: the key must be an op MASE quantizes.
-inline void check_op_key(const resolved_entry& e) {
-  if (const quantizable_op* q = find_quantizable(e.key)) {
+inline void check_op_key(const graph& g, const resolved_entry& e) {
+  if (const std::optional<quantizable_op> q = find_quantizable(g, e.key)) {
     check_operands_fit(e, *q, fmt::format("op {}", e.key));
     return;
   }
@@ -674,7 +664,9 @@ inline void check_op_key(const resolved_entry& e) {
       mase_only_quantizable_ops.end())
     throw error(fmt::format("{}: mase has no {} op, so no node can match; remove the entry", e.where, e.key));
   const auto& ops = op_names();
-  if (std::find(ops.begin(), ops.end(), e.key) != ops.end())
+  bool in_graph = false;  // a user's op without a quantization facet
+  g.for_each_node([&](const node& n) { in_graph = in_graph || n.op_name() == e.key; });
+  if (in_graph || std::find(ops.begin(), ops.end(), e.key) != ops.end())
     throw error(fmt::format("{}: op {} cannot be quantized (MASE's QUANTIZEABLE_OP are {}); remove the entry",
                             e.where, e.key, quantizable_op_list()));
   std::vector<std::string_view> candidates;
@@ -684,6 +676,10 @@ inline void check_op_key(const resolved_entry& e) {
                           e.where, e.key, near.empty() ? "" : fmt::format(" (did you mean {}?)", near),
                           quantizable_op_list()));
 }
+
+// by type, before there is a graph (loading a TOML config): the key must be a built-in op MASE
+// quantizes.
+inline void check_op_key(const resolved_entry& e) { check_op_key(graph{}, e); }
 
 // by name: the key must be a quantizable node of the graph.
 inline void check_name_key(const graph& g, const resolved_entry& e) {
@@ -697,12 +693,12 @@ inline void check_name_key(const graph& g, const resolved_entry& e) {
                     near.empty() ? "; by = \"name\" keys are node names" : fmt::format(" (did you mean {}?)", near)));
   }
   const node& n = g[*id];
-  const quantizable_op* q = find_quantizable(n.op_name());
-  if (q == nullptr && e.formats)
+  const std::optional<quantizable_op> q = find_quantizable(n);
+  if (!q && e.formats)
     throw error(fmt::format("{}: node {} is a {}, which cannot be quantized (MASE's QUANTIZEABLE_OP are {}); "
                             "remove the entry",
                             e.where, n.name, n.op_name(), quantizable_op_list()));
-  if (q != nullptr) check_operands_fit(e, *q, fmt::format("node {} ({})", n.name, q->op));
+  if (q) check_operands_fit(e, *q, fmt::format("node {} ({})", n.name, q->op));
 }
 
 }  // namespace detail
@@ -739,7 +735,7 @@ struct quantize_pass {
       entries.push_back(resolve_entry(config.source, key, entry.second, names_one_op));
       const resolved_entry& e = entries.back();
       if (config.by == quantize_by::type) {
-        check_op_key(e);
+        check_op_key(g, e);
       } else if (config.by == quantize_by::name) {
         check_name_key(g, e);
       } else {
@@ -765,8 +761,8 @@ struct quantize_pass {
       }
       if (entry == nullptr && fallback) entry = &*fallback;
 
-      const quantizable_op* q = find_quantizable(n.op_name());
-      if (q == nullptr) {
+      const std::optional<quantizable_op> q = find_quantizable(n);
+      if (!q) {
         record.outcome = quantize_outcome::not_quantizable;
       } else if (entry == nullptr) {
         record.outcome = quantize_outcome::no_config;

@@ -48,10 +48,9 @@ struct fixed_run_params {
 
 template <class T>
 fixed_run_params<T> fixed_params(const fixed_fmt& f) noexcept {
-  const integer_range range = f.code_range();
-  const T hi = static_cast<T>(range.hi);
+  const integer_range range = f.saturation_range();
   return {static_cast<T>(std::ldexp(1.0, f.frac)), static_cast<T>(std::ldexp(1.0, -f.frac)),
-          f.ovf == overflow::saturate_symmetric && f.is_signed ? -hi : static_cast<T>(range.lo), hi};
+          static_cast<T>(range.lo), static_cast<T>(range.hi)};
 }
 
 template <rounding R, class T>

@@ -59,10 +59,9 @@ constexpr bool is_name_char(char c) noexcept {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-// The names of the module's parameters, in declaration order: every `parameter [type] NAME =`
-// in its header (the text between `#(` and the port list).
-inline std::vector<std::string> component_parameters(std::string_view module) {
-  const std::string_view text = component_source(module);
+// The names of a module's parameters, in declaration order: every `parameter [type] NAME =` in
+// its text's header (between `#(` and the port list).
+inline std::vector<std::string> component_parameters(std::string_view text) {
   std::vector<std::string> names;
   for (std::size_t at = text.find("parameter"); at != std::string_view::npos; at = text.find("parameter", at + 1)) {
     if (at > 0 && is_name_char(text[at - 1])) continue;  // localparameter-like words

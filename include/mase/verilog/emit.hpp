@@ -64,6 +64,9 @@ struct emit_options {
   ordered_map<tensor> inputs{};
   std::int64_t samples = 8;
   std::uint32_t seed = 1;
+  // Users' component modules (SystemVerilog text) by module name: a node whose op's hardware
+  // facet names one is instantiated from it. A name of mase's own replaces mase's module.
+  ordered_map<std::string> components{};
 };
 
 // A port of the top level.
@@ -258,6 +261,12 @@ private:
 
   bool is_component(const node& n) const { return n.meta.hardware.module.has_value(); }
 
+  // A component's text: the user's (emit_options::components), else mase's own.
+  std::string_view source_of(std::string_view module) const {
+    if (const auto user = options_.components.find(module); user != options_.components.end()) return user->second;
+    return component_source(module);
+  }
+
   // The component or graph input whose stream a node's result is.
   node_id resolve(node_id id) const {
     while (true) {
@@ -267,7 +276,7 @@ private:
               "emit_verilog: the constant {} feeds a stream; hardware streams come from graph inputs and "
                           "components",
                           n.name);
-      require(n.meta.hardware.is_implicit && is_implicit_in_hardware(n.op_name()),
+      require(n.meta.hardware.is_implicit && is_implicit_in_hardware(n),
               "emit_verilog: node {} ({}) has no hardware metadata; run add_hardware_metadata first", n.name,
                           n.op_name());
       const tensor_meta* in = entry_meta(n, "data_in_0");
@@ -368,6 +377,11 @@ private:
       const node& n = g_[id];
       const std::string& module = *n.meta.hardware.module;
       if (module == "mase_pool2d") continue;  // exact by their formats (max keeps it, avg's mean is exact)
+      require(n.op.builtin_index() >= 0 || ev.runs_bit_exact(id),
+              "emit_verilog: node {} ({}) has no bit-exact rule for its formats, so no testbench can check "
+                          "its component; give its type a member std::optional<mase::eval::bit_exact_kernel> "
+                          "bit_exact(const mase::node&) const (docs/extending.md)",
+                          n.name, n.op_name());
       require(ev.runs_bit_exact(id),
               "emit_verilog: node {} ({}) does not run in integers in the bit-exact evaluator (an "
                           "activation input wider than {} bits, an element-wise result wider than 53 bits, or a "
@@ -414,7 +428,7 @@ private:
     std::string core = top_core_text(dir, modules);
     modules.insert("mase_cast");  // edges and components cast with it
     for (const std::string& m : modules) {
-      write_text(dir / "rtl" / (m + ".sv"), component_source(m));
+      write_text(dir / "rtl" / (m + ".sv"), source_of(m));
       info_.modules.push_back(m);
       info_.rtl_files.push_back(fs::path("rtl") / (m + ".sv"));
     }
@@ -483,7 +497,7 @@ private:
     }
 
     std::string params_text, locals;
-    const std::vector<std::string> declared = component_parameters(module);
+    const std::vector<std::string> declared = component_parameters(source_of(module));
     for (const std::string& p : declared) {
       std::string value;
       if (const auto e = extra.find(p); e != extra.end()) {
@@ -501,7 +515,7 @@ private:
       }
       params_text += fmt::format("{}    .{}({})", params_text.empty() ? "" : ",\n", p, value);
     }
-    const std::string_view source = component_source(module);
+    const std::string_view source = source_of(module);
     std::string ports;
     const auto port = [&](std::string_view name, const std::string& signal) {
       ports += fmt::format("{}    .{}({})", ports.empty() ? "" : ",\n", name, signal);

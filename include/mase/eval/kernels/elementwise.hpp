@@ -1,6 +1,6 @@
 #pragma once
-// Float kernels of the element-wise ops: arithmetic, maximum/minimum and where with PyTorch
-// broadcasting, the unary functions and activations (prelu's per-channel slopes included), and
+// Float kernels of the element-wise ops: arithmetic, maximum/minimum, comparisons, logic and
+// where with PyTorch broadcasting, the unary functions and activations (prelu's per-channel slopes included), and
 // the pass-through ops (dropout at inference, identity).
 //
 // Every unary op also has scalar_function(op, x): its exact definition in double, written from
@@ -315,6 +315,35 @@ void float_kernel(const op::minimum&, const Args& args) {
   elementwise_detail::binary(args, op::minimum::name, [](const auto& p, const auto& q) {
     return elementwise_detail::apply_functor<elementwise_detail::nan_propagating_min>(p, q);
   });
+}
+
+// Comparisons and logic (op::compare, op::logical): 1 where the op's rule holds, else 0, with
+// broadcasting. The rule is the op's own (holds), so the kernel and the ONNX importer's constant
+// folding cannot disagree.
+namespace elementwise_detail {
+template <class Op>
+struct truth_functor {
+  float operator()(float a, float b) const noexcept { return Op::template holds<float>(a, b) ? 1.0f : 0.0f; }
+};
+}  // namespace elementwise_detail
+
+template <op::comparison C, class Args = kernel_args>
+void float_kernel(const op::compare<C>&, const Args& args) {
+  elementwise_detail::binary(args, op::compare<C>::name, [](const auto& p, const auto& q) {
+    return elementwise_detail::apply_functor<elementwise_detail::truth_functor<op::compare<C>>>(p, q);
+  });
+}
+template <op::logic L, class Args = kernel_args>
+void float_kernel(const op::logical<L>&, const Args& args) {
+  using Op = op::logical<L>;
+  if constexpr (Op::operands == 1) {
+    auto [x, y] = elementwise_detail::unary(args, Op::name);
+    y = x.unaryExpr([](float a) { return Op::template holds<float>(a, 0.0f) ? 1.0f : 0.0f; });
+  } else {
+    elementwise_detail::binary(args, Op::name, [](const auto& p, const auto& q) {
+      return elementwise_detail::apply_functor<elementwise_detail::truth_functor<Op>>(p, q);
+    });
+  }
 }
 
 // torch.where(condition, x, y) with the three broadcast together; a nonzero condition (NaN

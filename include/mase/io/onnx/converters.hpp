@@ -1016,40 +1016,32 @@ node_id fold_predicate(importer& c, Test test) {
   return c.emit_constant(tensor(out, std::move(result)), std::move(exact));
 }
 
-// Equal, Less, …: compared as integers when both operands are integer or bool, else as float32.
-template <class Compare>
-void convert_comparison(importer& c) {
+// Whether every input of the node is a constant (the node can be folded at import).
+inline bool inputs_all_constant(const importer& c) {
+  for (int i = 0; i < c.input_count(); ++i)
+    if (!c.input_is_constant(i)) return false;
+  return true;
+}
+
+// Equal, Less, …, And, Or, Xor, Not: folded at import when every input is a constant, with
+// integer and bool operands compared exactly as int64 (shape arithmetic on int64 must not round)
+// and others as double; otherwise the op (op::compare, op::logical) runs on float32 values. Both
+// apply the op's own rule (Op::holds). The result is bool.
+template <class Op>
+void convert_predicate(importer& c) {
   c.only_outputs(1, "");
-  const bool integers = is_integer_element_type(c.input_type(0)) && is_integer_element_type(c.input_type(1));
-  const node_id result = integers ? fold_predicate<std::int64_t>(c, Compare{}) : fold_predicate<double>(c, Compare{});
+  if (!inputs_all_constant(c)) {
+    std::vector<node_id> inputs;
+    for (int i = 0; i < Op::inputs.max; ++i) inputs.push_back(c.input(i));
+    c.set_output(0, c.emit(Op{}, std::move(inputs)), TP::BOOL);
+    return;
+  }
+  bool integers = true;
+  for (int i = 0; i < c.input_count(); ++i) integers = integers && is_integer_element_type(c.input_type(i));
+  const node_id result =
+      integers ? fold_predicate<std::int64_t>(c, [](std::int64_t a, std::int64_t b) { return Op::holds(a, b); })
+               : fold_predicate<double>(c, [](double a, double b) { return Op::holds(a, b); });
   c.set_output(0, result, TP::BOOL);
-}
-
-// And, Or, Xor, Not: on truth values (non-zero is true).
-template <class Combine>
-void convert_logic(importer& c) {
-  c.only_outputs(1, "");
-  const auto truth = [](std::int64_t a, std::int64_t b) { return Combine{}(a != 0, b != 0); };
-  c.set_output(0, fold_predicate<std::int64_t>(c, truth), TP::BOOL);
-}
-
-struct logical_not {
-  bool operator()(bool a, bool) const { return !a; }
-};
-
-inline const std::unordered_map<std::string_view, converter>& constant_converters() {
-  static const std::unordered_map<std::string_view, converter> table{
-      {"Equal", convert_comparison<std::equal_to<>>},
-      {"Less", convert_comparison<std::less<>>},
-      {"LessOrEqual", convert_comparison<std::less_equal<>>},
-      {"Greater", convert_comparison<std::greater<>>},
-      {"GreaterOrEqual", convert_comparison<std::greater_equal<>>},
-      {"And", convert_logic<std::logical_and<>>},
-      {"Or", convert_logic<std::logical_or<>>},
-      {"Xor", convert_logic<std::not_equal_to<>>},
-      {"Not", convert_logic<logical_not>},
-  };
-  return table;
 }
 
 inline const std::unordered_map<std::string_view, converter>& converters() {
@@ -1065,6 +1057,15 @@ inline const std::unordered_map<std::string_view, converter>& converters() {
          convert_cast(c, static_cast<int>(c.required_int_attribute("to")));
        }},
       {"CastLike", [](importer& c) { convert_cast(c, c.input_type(1)); }},
+      {"Equal", convert_predicate<op::eq>},
+      {"Less", convert_predicate<op::lt>},
+      {"LessOrEqual", convert_predicate<op::le>},
+      {"Greater", convert_predicate<op::gt>},
+      {"GreaterOrEqual", convert_predicate<op::ge>},
+      {"Not", convert_predicate<op::logical_not>},
+      {"And", convert_predicate<op::logical_and>},
+      {"Or", convert_predicate<op::logical_or>},
+      {"Xor", convert_predicate<op::logical_xor>},
       {"Add", binary<op::add>},
       {"Sub", binary<op::sub>},
       {"Mul", binary<op::mul>},

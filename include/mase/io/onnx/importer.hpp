@@ -8,8 +8,8 @@
 // ops of the vocabulary. A node whose inputs are all constants is evaluated at import (with the
 // evaluator's float kernels) and replaced by a constant: this folds the Shape → Gather →
 // Unsqueeze → Concat chains that exporters write around Reshape, so that Reshape gets a constant
-// shape. Ops outside the vocabulary that only compute constants (comparisons and logic:
-// constant_converters) are evaluated the same way, so they never block an import. Symbolic input
+// shape. Comparisons and logic on constants fold exactly (int64 where the operands are integers),
+// so they never round shape arithmetic. Symbolic input
 // dimensions take their sizes from import_options::input_shapes or data_shapes. Constants
 // nothing reads are dropped at the end.
 
@@ -134,9 +134,6 @@ using converter = void (*)(importer&);
 
 // The converters by ONNX op type (io/onnx/converters.hpp).
 const std::unordered_map<std::string_view, converter>& converters();
-// Ops outside mase's vocabulary that the importer evaluates when every input is a constant
-// (comparisons and logic: torch writes expand(-1, …) as Equal and Where on the target shape).
-const std::unordered_map<std::string_view, converter>& constant_converters();
 
 class importer {
 public:
@@ -364,10 +361,10 @@ private:
                                     source_, version, min_opset, max_opset));
   }
 
+  static bool in_default_domain(const ::onnx::NodeProto& n) { return n.domain().empty() || n.domain() == "ai.onnx"; }
   // The op's key in import_options::converters: its type, after its domain and '.' outside ONNX's.
   static std::string op_key(const ::onnx::NodeProto& n) {
-    const bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
-    return default_domain ? n.op_type() : fmt::format("{}.{}", n.domain(), n.op_type());
+    return in_default_domain(n) ? n.op_type() : fmt::format("{}.{}", n.domain(), n.op_type());
   }
 
   // Lists every unsupported op type at once, with the nodes that use it.
@@ -375,13 +372,9 @@ private:
     ordered_map<std::vector<std::string>> missing;
     for (const ::onnx::NodeProto& n : model_.graph().node()) {
       for (const std::string& input : n.input()) read_later_.insert(input);
-      const bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
       const std::string op = op_key(n);
       if (options_.converters.contains(op)) continue;
-      // Ops that only fold constants (Equal, Where's condition, …) pass here; convert() refuses
-      // them where an input turns out to be computed at run time.
-      if (default_domain && (converters().contains(n.op_type()) || constant_converters().contains(n.op_type())))
-        continue;
+      if (in_default_domain(n) && converters().contains(n.op_type())) continue;
       missing[op].push_back(n.name().empty() ? (n.output_size() > 0 ? n.output(0) : std::string("?")) : n.name());
     }
     for (const auto& o : model_.graph().output()) read_later_.insert(o.name());
@@ -546,11 +539,8 @@ private:
     try {
       if (by_user) {
         users->second(*this);
-      } else if (general != converters().end()) {
-        general->second(*this);
       } else {
-        require_constant_inputs();
-        constant_converters().at(n.op_type())(*this);
+        general->second(*this);
       }
     } catch (const unsupported&) {
       throw;  // already carries the node's context
@@ -576,19 +566,6 @@ private:
     }
     if (results.empty()) throw error(fmt::format("{}: the graph has no outputs", source_));
     graph_.add(unique_name("output"), op::output{}, results);
-  }
-
-  // The ops of constant_converters() compute nothing at run time: every input must be a constant.
-  void require_constant_inputs() const {
-    for (int i = 0; i < node_->input_size(); ++i) {
-      if (!has_input(i) || is_constant(input(i))) continue;
-      const mase::node& n = graph_[input(i)];
-      not_supported(fmt::format("mase folds {} only where its inputs are constants (mase has no comparison or "
-                                "logic op to run), and input {} is {}",
-                                node_->op_type(), i,
-                                n.is<op::placeholder>() ? fmt::format("a graph input ({})", n.name)
-                                                        : fmt::format("computed at run time (by node {})", n.name)));
-    }
   }
 
   // Removes what no output reads (folded shape arithmetic, unused initializers); graph inputs stay.

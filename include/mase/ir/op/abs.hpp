@@ -9,6 +9,7 @@ namespace mase::op {
 struct abs {
   static constexpr std::string_view name = "abs";
   using kind = mase::kind::implicit_func;
+  static constexpr op_category category = op_category::elementwise;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() { return std::tuple{}; }
 

@@ -12,6 +12,7 @@ struct adaptive_avg_pool2d {
 
   static constexpr std::string_view name = "adaptive_avg_pool2d";
   using kind = mase::kind::module_related_func;
+  static constexpr op_category category = op_category::reduction;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("output_size", &adaptive_avg_pool2d::output_size)};

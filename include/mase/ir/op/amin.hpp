@@ -13,6 +13,7 @@ struct amin {
 
   static constexpr std::string_view name = "amin";
   using kind = mase::kind::builtin_func;
+  static constexpr op_category category = op_category::reduction;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("dim", &amin::dim), attribute("keepdim", &amin::keepdim)};

@@ -13,9 +13,16 @@
 //     …
 //     // optional: its float kernel (eval/kernel.hpp)
 //     void evaluate(const mase::eval::kernel_args& args) const;
-//     // optional: its counts for estimate_flops (pass/flop_estimator.hpp)
-//     mase::op_cost flops(std::span<const mase::shape> inputs, std::span<const mase::shape> results) const;
+//     // optional: its integer rule for the bit-exact evaluator (eval/bit_exact.hpp), none when
+//     // the node's formats have no integer semantics
+//     std::optional<mase::eval::bit_exact_kernel> bit_exact(const mase::node& n) const;
+//     // optional: the Verilog parameters of its hardware component beyond the streams' formats
+//     // and lanes (pass/add_hardware_metadata.hpp)
+//     void hardware_parameters(const mase::node& n, mase::hardware_meta& h) const;
 //   };
+//
+// The facets declared in the IR (category, work, quantization, result format, hardware;
+// op/op_base.hpp) are reached the same way for every op, through the interface.
 //
 // docs/extending.md shows a user's op end to end.
 
@@ -23,6 +30,7 @@
 #include <mase/ir/op/op_base.hpp>
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <type_traits>
@@ -33,8 +41,10 @@ namespace mase {
 // The facets' types, declared where they are defined (a user's op that has the facet includes it).
 namespace eval {
 struct kernel_args;
-}
-struct op_cost;
+struct bit_exact_kernel;
+}  // namespace eval
+struct node;
+struct hardware_meta;
 
 // A value unique to each op type, equal across translation units (the address of an inline
 // variable), so that telling types apart needs no RTTI.
@@ -63,7 +73,11 @@ constexpr int builtin_op_index() noexcept;
 template <class Op>
 concept user_op_with_kernel = requires(const Op& op, const eval::kernel_args& args) { op.evaluate(args); };
 template <class Op>
-concept user_op_with_flops = requires(const Op& op, std::span<const shape> shapes) { op.flops(shapes, shapes); };
+concept user_op_with_bit_exact = requires(const Op& op, const node& n) { op.bit_exact(n); };
+template <class Op>
+concept user_op_with_hardware_parameters = requires(const Op& op, const node& n, hardware_meta& h) {
+  op.hardware_parameters(n, h);
+};
 
 class any_op {
   struct concept_base {
@@ -79,7 +93,13 @@ class any_op {
     virtual ordered_map<attribute_value> attributes() const = 0;
     virtual bool equals(const concept_base& other) const = 0;
     virtual bool evaluate(const eval::kernel_args& args) const = 0;
-    virtual bool flops(std::span<const shape> inputs, std::span<const shape> results, op_cost& cost) const = 0;
+    virtual std::shared_ptr<const eval::bit_exact_kernel> bit_exact(const node& n) const = 0;
+    virtual bool hardware_parameters(const node& n, hardware_meta& h) const = 0;
+    virtual op_category category() const noexcept = 0;
+    virtual std::optional<op_work> work(std::span<const shape> inputs, std::span<const shape> results) const = 0;
+    virtual const quantizable* quantization() const noexcept = 0;
+    virtual result_format_rule result_format() const noexcept = 0;
+    virtual const hardware_mapping* hardware() const noexcept = 0;
     virtual const void* address() const noexcept = 0;
   };
 
@@ -114,15 +134,32 @@ class any_op {
         return false;
       }
     }
-    bool flops(std::span<const shape> in, std::span<const shape> results, op_cost& cost) const override {
-      if constexpr (user_op_with_flops<Op>) {
-        cost = op.flops(in, results);
+    std::shared_ptr<const eval::bit_exact_kernel> bit_exact(const node& n) const override {
+      if constexpr (user_op_with_bit_exact<Op>) {
+        auto kernel = op.bit_exact(n);  // an optional kernel, whose type the op's header completes
+        if (!kernel) return nullptr;
+        return std::make_shared<const std::remove_cvref_t<decltype(*kernel)>>(std::move(*kernel));
+      } else {
+        (void)n;
+        return nullptr;
+      }
+    }
+    bool hardware_parameters(const node& n, hardware_meta& h) const override {
+      if constexpr (user_op_with_hardware_parameters<Op>) {
+        op.hardware_parameters(n, h);
         return true;
       } else {
-        (void)in, (void)results, (void)cost;
+        (void)n, (void)h;
         return false;
       }
     }
+    op_category category() const noexcept override { return category_of<Op>(); }
+    std::optional<op_work> work(std::span<const shape> in, std::span<const shape> results) const override {
+      return work_of(op, in, results);
+    }
+    const quantizable* quantization() const noexcept override { return quantization_of<Op>(); }
+    result_format_rule result_format() const noexcept override { return result_format_of<Op>(); }
+    const hardware_mapping* hardware() const noexcept override { return hardware_of<Op>(); }
     const void* address() const noexcept override { return &op; }
   };
 
@@ -145,10 +182,24 @@ public:
   ordered_map<attribute_value> attributes() const { return self_->attributes(); }
   // Runs the op's own float kernel (a user's op with an evaluate member); false if it has none.
   bool evaluate(const eval::kernel_args& args) const { return self_->evaluate(args); }
-  // Sets `cost` from the op's own flops rule (a user's op with a flops member); false if it has none.
-  bool flops(std::span<const shape> inputs, std::span<const shape> results, op_cost& cost) const {
-    return self_->flops(inputs, results, cost);
+  // The op's own bit-exact kernel for the node (a user's op with a bit_exact member); nullptr
+  // when it has no rule, or none for the node's formats.
+  std::shared_ptr<const eval::bit_exact_kernel> bit_exact(const node& n) const { return self_->bit_exact(n); }
+  // Adds the op's own component parameters (a user's op with a hardware_parameters member) to
+  // `h`; false if it has none.
+  bool hardware_parameters(const node& n, hardware_meta& h) const { return self_->hardware_parameters(n, h); }
+  op_category category() const noexcept { return self_->category(); }
+  // The arithmetic of one forward and one backward pass: the op's own rule or its category's
+  // default; nothing when the op has neither.
+  std::optional<op_work> work(std::span<const shape> inputs, std::span<const shape> results) const {
+    return self_->work(inputs, results);
   }
+  // How the quantize pass quantizes it; nullptr when it leaves the op alone.
+  const quantizable* quantization() const noexcept { return self_->quantization(); }
+  // How its exact fixed-point result format follows from its operands' (none: it has none).
+  result_format_rule result_format() const noexcept { return self_->result_format(); }
+  // Its hardware component; nullptr when it has none.
+  const hardware_mapping* hardware() const noexcept { return self_->hardware(); }
 
   op_type_id type() const noexcept { return self_->type(); }
   // The op's position in mase's built-in vocabulary, -1 for a user's op.

@@ -20,6 +20,8 @@ struct avg_pool2d {
 
   static constexpr std::string_view name = "avg_pool2d";
   using kind = mase::kind::module_related_func;
+  static constexpr op_category category = op_category::window;
+  static constexpr hardware_mapping hardware{"mase_pool2d"};
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("kernel_size", &avg_pool2d::kernel_size), attribute("stride", &avg_pool2d::stride),
@@ -38,6 +40,11 @@ struct avg_pool2d {
                     .input_rank = "avg_pool2d: the input must be [N, C, H, W] or unbatched [C, H, W]",
                     .too_small = "avg_pool2d: the window is larger than the padded input"},
          .padding_too_wide = "avg_pool2d: padding must be at most half the kernel size"});
+  }
+  // One operation per window element and result; the gradient one per window element and input.
+  constexpr op_work work(std::span<const shape> in, std::span<const shape> out) const {
+    const std::int64_t window = shape_rules::window_volume(kernel_size, 2);
+    return {out[0].numel() * window, in[0].numel() * window};
   }
   constexpr bool operator==(const avg_pool2d&) const = default;
 };

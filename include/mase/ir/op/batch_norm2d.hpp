@@ -18,6 +18,9 @@ struct batch_norm2d {
 
   static constexpr std::string_view name = "batch_norm2d";
   using kind = mase::kind::module;
+  static constexpr op_category category = op_category::normalization;
+  static constexpr quantizable quantization{.weight = operand_use::optional, .bias = operand_use::optional};
+  static constexpr hardware_mapping hardware{"mase_batch_norm"};
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("num_features", &batch_norm2d::num_features),
@@ -45,6 +48,10 @@ struct batch_norm2d {
     if (in[0][1] != num_features)
       return shape_error("batch_norm2d: the input's channel dimension differs from num_features");
     return shape_ok(in[0]);
+  }
+  // 4 operations per element (subtract, divide, scale, shift), each way.
+  constexpr op_work work(std::span<const shape> in, std::span<const shape>) const {
+    return {4 * in[0].numel(), 4 * in[0].numel()};
   }
   constexpr bool operator==(const batch_norm2d&) const = default;
 };

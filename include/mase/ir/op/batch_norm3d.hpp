@@ -18,6 +18,7 @@ struct batch_norm3d {
 
   static constexpr std::string_view name = "batch_norm3d";
   using kind = mase::kind::module;
+  static constexpr op_category category = op_category::normalization;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("num_features", &batch_norm3d::num_features),
@@ -45,6 +46,10 @@ struct batch_norm3d {
     if (in[0][1] != num_features)
       return shape_error("batch_norm3d: the input's channel dimension differs from num_features");
     return shape_ok(in[0]);
+  }
+  // 4 operations per element (subtract, divide, scale, shift), each way.
+  constexpr op_work work(std::span<const shape> in, std::span<const shape>) const {
+    return {4 * in[0].numel(), 4 * in[0].numel()};
   }
   constexpr bool operator==(const batch_norm3d&) const = default;
 };

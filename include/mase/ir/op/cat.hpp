@@ -12,6 +12,7 @@ struct cat {
 
   static constexpr std::string_view name = "cat";
   using kind = mase::kind::implicit_func;
+  static constexpr op_category category = op_category::data_movement;
   static constexpr arity inputs{1, arity::unbounded};
   static constexpr auto attributes() { return std::tuple{attribute("dim", &cat::dim)}; }
 

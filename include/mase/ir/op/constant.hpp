@@ -11,6 +11,7 @@ struct constant {
 
   static constexpr std::string_view name = "constant";
   using kind = mase::kind::get_attr;
+  static constexpr op_category category = op_category::interface;
   static constexpr arity inputs{0, 0};
   static constexpr auto attributes() { return std::tuple{attribute("shape", &constant::shape)}; }
 

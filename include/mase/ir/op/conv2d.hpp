@@ -22,6 +22,10 @@ struct conv2d {
 
   static constexpr std::string_view name = "conv2d";
   using kind = mase::kind::module_related_func;
+  static constexpr op_category category = op_category::dot_product;
+  static constexpr result_format_rule result_format = result_format_rule::weighted_sum;
+  static constexpr quantizable quantization{.weight = operand_use::required, .bias = operand_use::required_with_parameter};
+  static constexpr hardware_mapping hardware{"mase_conv2d"};
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("in_channels", &conv2d::in_channels), attribute("out_channels", &conv2d::out_channels),
@@ -56,6 +60,11 @@ struct conv2d {
       return shape_error("conv2d: the input's channel dimension differs from in_channels");
     out[channel] = out_channels;
     return r;
+  }
+  // A window of k…·in_channels/groups terms per result element; the gradient two per window term and input element.
+  constexpr op_work work(std::span<const shape> in, std::span<const shape> out) const {
+    const std::int64_t window = shape_rules::window_volume(kernel_size, 2) * (in_channels / groups);
+    return {out[0].numel() * window, 2 * in[0].numel() * window};
   }
   constexpr bool operator==(const conv2d&) const = default;
 };

@@ -24,6 +24,7 @@ struct conv_transpose1d {
 
   static constexpr std::string_view name = "conv_transpose1d";
   using kind = mase::kind::module_related_func;
+  static constexpr op_category category = op_category::dot_product;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("in_channels", &conv_transpose1d::in_channels),
@@ -66,6 +67,11 @@ struct conv_transpose1d {
       return shape_error("conv_transpose1d: the input's channel dimension differs from in_channels");
     out[channel] = out_channels;
     return r;
+  }
+  // Each input element is multiplied by the out_channels/groups·k… weights it touches.
+  constexpr op_work work(std::span<const shape> in, std::span<const shape>) const {
+    const std::int64_t window = shape_rules::window_volume(kernel_size, 1) * (out_channels / groups);
+    return {in[0].numel() * window, 2 * in[0].numel() * window};
   }
   constexpr bool operator==(const conv_transpose1d&) const = default;
 };

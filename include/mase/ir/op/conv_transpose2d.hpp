@@ -25,6 +25,7 @@ struct conv_transpose2d {
 
   static constexpr std::string_view name = "conv_transpose2d";
   using kind = mase::kind::module_related_func;
+  static constexpr op_category category = op_category::dot_product;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("in_channels", &conv_transpose2d::in_channels),
@@ -68,6 +69,11 @@ struct conv_transpose2d {
       return shape_error("conv_transpose2d: the input's channel dimension differs from in_channels");
     out[channel] = out_channels;
     return r;
+  }
+  // Each input element is multiplied by the out_channels/groups·k… weights it touches.
+  constexpr op_work work(std::span<const shape> in, std::span<const shape>) const {
+    const std::int64_t window = shape_rules::window_volume(kernel_size, 2) * (out_channels / groups);
+    return {in[0].numel() * window, 2 * in[0].numel() * window};
   }
   constexpr bool operator==(const conv_transpose2d&) const = default;
 };

@@ -12,6 +12,9 @@ struct dropout {
 
   static constexpr std::string_view name = "dropout";
   using kind = mase::kind::module_related_func;
+  static constexpr op_category category = op_category::view;
+  static constexpr result_format_rule result_format = result_format_rule::same_as_input;
+  static constexpr hardware_mapping hardware = wired_through;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("p", &dropout::p), attribute("inplace", &dropout::inplace)};

@@ -17,6 +17,7 @@ struct embedding {
 
   static constexpr std::string_view name = "embedding";
   using kind = mase::kind::implicit_func;
+  static constexpr op_category category = op_category::data_movement;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("num_embeddings", &embedding::num_embeddings),

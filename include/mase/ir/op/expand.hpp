@@ -14,6 +14,7 @@ struct expand {
 
   static constexpr std::string_view name = "expand";
   using kind = mase::kind::implicit_func;
+  static constexpr op_category category = op_category::data_movement;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() { return std::tuple{attribute("size", &expand::size)}; }
 

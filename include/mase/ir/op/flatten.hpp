@@ -12,6 +12,9 @@ struct flatten {
 
   static constexpr std::string_view name = "flatten";
   using kind = mase::kind::implicit_func;
+  static constexpr op_category category = op_category::view;
+  static constexpr result_format_rule result_format = result_format_rule::same_as_input;
+  static constexpr hardware_mapping hardware = wired_through;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("start_dim", &flatten::start_dim), attribute("end_dim", &flatten::end_dim)};

@@ -13,6 +13,7 @@ struct gather {
 
   static constexpr std::string_view name = "gather";
   using kind = mase::kind::implicit_func;
+  static constexpr op_category category = op_category::data_movement;
   static constexpr arity inputs{2, 2};
   static constexpr auto attributes() { return std::tuple{attribute("dim", &gather::dim)}; }
 

@@ -11,6 +11,8 @@ struct getitem {
 
   static constexpr std::string_view name = "getitem";
   using kind = mase::kind::builtin_func;
+  static constexpr op_category category = op_category::data_movement;
+  static constexpr result_format_rule result_format = result_format_rule::same_as_input;
   static constexpr arity inputs{1, 1};
   static constexpr bool takes_all_results = true;
   static constexpr auto attributes() { return std::tuple{attribute("index", &getitem::index)}; }

@@ -15,6 +15,8 @@ struct group_norm {
 
   static constexpr std::string_view name = "group_norm";
   using kind = mase::kind::module_related_func;
+  static constexpr op_category category = op_category::normalization;
+  static constexpr quantizable quantization{};
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("num_groups", &group_norm::num_groups),
@@ -35,6 +37,10 @@ struct group_norm {
     if (in[0][1] != num_channels)
       return shape_error("group_norm: the input's channel dimension differs from num_channels");
     return shape_ok(in[0]);
+  }
+  // 5 operations per element (mean, subtract, variance, divide, scale), each way.
+  constexpr op_work work(std::span<const shape> in, std::span<const shape>) const {
+    return {5 * in[0].numel(), 5 * in[0].numel()};
   }
   constexpr bool operator==(const group_norm&) const = default;
 };

@@ -12,6 +12,9 @@ struct hardtanh {
 
   static constexpr std::string_view name = "hardtanh";
   using kind = mase::kind::module_related_func;
+  static constexpr op_category category = op_category::elementwise;
+  static constexpr quantizable quantization{};
+  static constexpr hardware_mapping hardware{"mase_lut"};
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("min_val", &hardtanh::min_val),

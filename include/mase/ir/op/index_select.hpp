@@ -15,6 +15,7 @@ struct index_select {
 
   static constexpr std::string_view name = "index_select";
   using kind = mase::kind::implicit_func;
+  static constexpr op_category category = op_category::data_movement;
   static constexpr arity inputs{2, 2};
   static constexpr auto attributes() { return std::tuple{attribute("dim", &index_select::dim)}; }
 

@@ -17,6 +17,7 @@ struct instance_norm {
 
   static constexpr std::string_view name = "instance_norm";
   using kind = mase::kind::module_related_func;
+  static constexpr op_category category = op_category::normalization;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("num_features", &instance_norm::num_features), attribute("eps", &instance_norm::eps),
@@ -35,6 +36,10 @@ struct instance_norm {
     if (in[0][1] != num_features)
       return shape_error("instance_norm: the input's channel dimension differs from num_features");
     return shape_ok(in[0]);
+  }
+  // 5 operations per element (mean, subtract, variance, divide, scale), each way.
+  constexpr op_work work(std::span<const shape> in, std::span<const shape>) const {
+    return {5 * in[0].numel(), 5 * in[0].numel()};
   }
   constexpr bool operator==(const instance_norm&) const = default;
 };

@@ -15,6 +15,8 @@ struct layer_norm {
 
   static constexpr std::string_view name = "layer_norm";
   using kind = mase::kind::module_related_func;
+  static constexpr op_category category = op_category::normalization;
+  static constexpr quantizable quantization{};
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("normalized_shape", &layer_norm::normalized_shape), attribute("eps", &layer_norm::eps),
@@ -38,6 +40,10 @@ struct layer_norm {
     if (!shape_rules::ends_with(in[0], normalized_shape))
       return shape_error("layer_norm: the input's trailing dimensions differ from normalized_shape");
     return shape_ok(in[0]);
+  }
+  // 5 operations per element (mean, subtract, variance, divide, scale), each way.
+  constexpr op_work work(std::span<const shape> in, std::span<const shape>) const {
+    return {5 * in[0].numel(), 5 * in[0].numel()};
   }
   constexpr bool operator==(const layer_norm&) const = default;
 };

@@ -2,7 +2,7 @@
 // y = x Wᵀ + b over the last dimension (torch.nn.Linear). weight [out_features, in_features],
 // bias [out_features].
 
-#include <mase/ir/op/op_base.hpp>
+#include <mase/ir/op/shape_rules.hpp>
 
 namespace mase::op {
 
@@ -13,6 +13,10 @@ struct linear {
 
   static constexpr std::string_view name = "linear";
   using kind = mase::kind::module_related_func;
+  static constexpr op_category category = op_category::dot_product;
+  static constexpr result_format_rule result_format = result_format_rule::weighted_sum;
+  static constexpr quantizable quantization{.weight = operand_use::required, .bias = operand_use::required_with_parameter};
+  static constexpr hardware_mapping hardware{"mase_linear"};
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("in_features", &linear::in_features), attribute("out_features", &linear::out_features),
@@ -31,6 +35,11 @@ struct linear {
     shape out = in[0];
     out[out.size() - 1] = out_features;
     return shape_ok(out);
+  }
+  // out·in multiply-accumulates per row; the gradient takes twice that (input and weight).
+  constexpr op_work work(std::span<const shape> in, std::span<const shape>) const {
+    const std::int64_t forward = out_features * in_features * shape_rules::feature_rows(in[0]);
+    return {forward, 2 * forward};
   }
   constexpr bool operator==(const linear&) const = default;
 };

@@ -11,6 +11,7 @@ struct log_softmax {
 
   static constexpr std::string_view name = "log_softmax";
   using kind = mase::kind::module_related_func;
+  static constexpr op_category category = op_category::reduction;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() { return std::tuple{attribute("dim", &log_softmax::dim)}; }
 
@@ -18,6 +19,10 @@ struct log_softmax {
     if (shape_rules::normalize_dim_scalar_ok(dim, in[0].size()) < 0)
       return shape_error("log_softmax: dim is out of range for the input");
     return shape_rules::same_as_input(in);
+  }
+  // 3 operations per element (exponent, sum, divide), each way.
+  constexpr op_work work(std::span<const shape> in, std::span<const shape>) const {
+    return {3 * in[0].numel(), 3 * in[0].numel()};
   }
   constexpr bool operator==(const log_softmax&) const = default;
 };

@@ -10,6 +10,10 @@ namespace mase::op {
 struct matmul {
   static constexpr std::string_view name = "matmul";
   using kind = mase::kind::builtin_func;
+  static constexpr op_category category = op_category::dot_product;
+  static constexpr result_format_rule result_format = result_format_rule::matrix_product;
+  static constexpr quantizable quantization{.weight = operand_use::required, .weight_is_data_in_1 = true};
+  static constexpr hardware_mapping hardware{"mase_matmul"};
   static constexpr arity inputs{2, 2};
   static constexpr auto attributes() { return std::tuple{}; }
 
@@ -26,6 +30,11 @@ struct matmul {
     if (a.size() >= 2) out.push_back(a[a.size() - 2]);
     if (b.size() >= 2) out.push_back(b.back());
     return shape_ok(out);
+  }
+  // One multiply-accumulate per result element and term; the gradient takes twice that.
+  constexpr op_work work(std::span<const shape> in, std::span<const shape> out) const {
+    const std::int64_t forward = out[0].numel() * in[0].back();
+    return {forward, 2 * forward};
   }
   constexpr bool operator==(const matmul&) const = default;
 };

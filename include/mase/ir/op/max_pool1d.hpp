@@ -17,6 +17,8 @@ struct max_pool1d {
 
   static constexpr std::string_view name = "max_pool1d";
   using kind = mase::kind::module_related_func;
+  static constexpr op_category category = op_category::window;
+  static constexpr result_format_rule result_format = result_format_rule::same_as_input;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("kernel_size", &max_pool1d::kernel_size), attribute("stride", &max_pool1d::stride),
@@ -34,6 +36,11 @@ struct max_pool1d {
                     .input_rank = "max_pool1d: the input must be [N, C, L] or unbatched [C, L]",
                     .too_small = "max_pool1d: the dilated window is larger than the padded input"},
          .padding_too_wide = "max_pool1d: padding must be at most half the kernel size"});
+  }
+  // One operation per window element and result; the gradient one per window element and input.
+  constexpr op_work work(std::span<const shape> in, std::span<const shape> out) const {
+    const std::int64_t window = shape_rules::window_volume(kernel_size, 1);
+    return {out[0].numel() * window, in[0].numel() * window};
   }
   constexpr bool operator==(const max_pool1d&) const = default;
 };

@@ -18,6 +18,7 @@ struct max_pool3d {
 
   static constexpr std::string_view name = "max_pool3d";
   using kind = mase::kind::module_related_func;
+  static constexpr op_category category = op_category::window;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("kernel_size", &max_pool3d::kernel_size), attribute("stride", &max_pool3d::stride),
@@ -35,6 +36,11 @@ struct max_pool3d {
                     .input_rank = "max_pool3d: the input must be [N, C, D, H, W] or unbatched [C, D, H, W]",
                     .too_small = "max_pool3d: the dilated window is larger than the padded input"},
          .padding_too_wide = "max_pool3d: padding must be at most half the kernel size"});
+  }
+  // One operation per window element and result; the gradient one per window element and input.
+  constexpr op_work work(std::span<const shape> in, std::span<const shape> out) const {
+    const std::int64_t window = shape_rules::window_volume(kernel_size, 3);
+    return {out[0].numel() * window, in[0].numel() * window};
   }
   constexpr bool operator==(const max_pool3d&) const = default;
 };

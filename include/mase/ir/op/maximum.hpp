@@ -8,6 +8,7 @@ namespace mase::op {
 struct maximum {
   static constexpr std::string_view name = "maximum";
   using kind = mase::kind::builtin_func;
+  static constexpr op_category category = op_category::elementwise;
   static constexpr arity inputs{2, 2};
   static constexpr auto attributes() { return std::tuple{}; }
 

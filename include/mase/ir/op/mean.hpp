@@ -12,6 +12,7 @@ struct mean {
 
   static constexpr std::string_view name = "mean";
   using kind = mase::kind::builtin_func;
+  static constexpr op_category category = op_category::reduction;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("dim", &mean::dim), attribute("keepdim", &mean::keepdim)};

@@ -26,6 +26,7 @@
 #include <concepts>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <tuple>
@@ -111,6 +112,70 @@ struct parameter_spec {
 };
 using parameter_list = small_list<parameter_spec, 4>;
 
+// ---------------------------------------------------------------------------------------------
+// Facets: what passes ask of an op beyond its shape rule, declared in the op's own header. Every
+// op names its category; the category supplies the defaults of the facets an op does not give.
+//
+//   static constexpr op_category category = op_category::dot_product;   // required
+//   constexpr op_work work(inputs, results) const;       // estimate_flops; default by category
+//   static constexpr quantizable quantization{…};        // quantize; absent: not quantizable
+//   static constexpr result_format_rule result_format = …;  // quantize's derived formats; absent: none
+//   static constexpr hardware_mapping hardware{"mase_linear"};  // add_hardware_metadata; absent: none
+
+// What an op computes.
+enum class op_category : std::uint8_t {
+  interface,      // the graph's edges: placeholder, constant, output
+  view,           // the same elements in the same row-major order (reshape, flatten, dropout at inference)
+  data_movement,  // selects, reorders or repeats elements, no arithmetic (permute, cat, slice, pad)
+  elementwise,    // one operation per result element (activations, arithmetic, comparisons, logic)
+  reduction,      // folds whole dimensions (mean, sum, amax, softmax, adaptive pooling)
+  window,         // folds a sliding window (max and average pooling)
+  dot_product,    // multiply-accumulates over weights or a second operand (linear, conv, matmul)
+  normalization,  // standardises over some dimensions (batch, layer, group, RMS norm)
+};
+
+inline constexpr std::array<std::string_view, 8> op_category_names{
+    "interface", "view", "data_movement", "elementwise", "reduction", "window", "dot_product", "normalization"};
+constexpr std::string_view to_string(op_category c) noexcept { return op_category_names[static_cast<std::size_t>(c)]; }
+
+// The arithmetic operations of one forward pass and of its gradient, as estimate_flops counts them.
+struct op_work {
+  std::int64_t forward = 0;
+  std::int64_t backward = 0;
+  friend constexpr bool operator==(const op_work&, const op_work&) = default;
+};
+
+// How MASE's quantize pass gives an operand a format (its MASE_OP_TO_ENTRIES).
+enum class operand_use : std::uint8_t { none, optional, required, required_with_parameter };
+
+// An op the quantize pass quantizes (MASE's QUANTIZEABLE_OP): data_in and data_out always,
+// weight and bias as given.
+struct quantizable {
+  operand_use weight = operand_use::none;
+  operand_use bias = operand_use::none;
+  bool weight_is_data_in_1 = false;  // matmul / bmm: the second operand takes the weight format
+};
+
+// How an op's fixed-point result format follows from its operands' when no config gives one
+// (pass/quantize.hpp): the format that holds every result exactly.
+enum class result_format_rule : std::uint8_t {
+  none,            // no exact fixed-point result: float32 unless a config gives a format
+  same_as_input,   // the result holds exactly input 0's values (relu, max pooling, data movement)
+  sum,             // data_in_0 + data_in_1
+  difference,      // data_in_0 − data_in_1
+  product,         // data_in_0 · data_in_1
+  weighted_sum,    // Σ data_in_0 · weight over in/groups · kernel terms, plus the bias (linear, conv)
+  matrix_product,  // Σ data_in_0 · data_in_1 over data_in_0's last dimension (matmul, bmm)
+};
+
+// The hardware component an op maps to (pass/add_hardware_metadata.hpp); an empty module means
+// the op is wired through: its result is its input's stream, reindexed.
+struct hardware_mapping {
+  std::string_view module;
+  constexpr bool wired_through() const noexcept { return module.empty(); }
+};
+inline constexpr hardware_mapping wired_through{};
+
 // The op contract (see the top of this file). parameters() is optional.
 template <class T>
 concept op_type = std::is_aggregate_v<T> && std::equality_comparable<T> && requires(const T& op, std::span<const shape> in) {
@@ -126,6 +191,83 @@ template <class T>
 concept op_with_parameters = requires(const T& op) {
   { op.parameters() } -> std::same_as<parameter_list>;
 };
+
+template <class Op>
+concept op_with_category = requires {
+  { Op::category } -> std::convertible_to<op_category>;
+};
+template <class Op>
+concept op_with_work = requires(const Op& op, std::span<const shape> shapes) {
+  { op.work(shapes, shapes) } -> std::same_as<op_work>;
+};
+template <class Op>
+concept op_with_quantization = requires {
+  { Op::quantization } -> std::convertible_to<quantizable>;
+};
+template <class Op>
+concept op_with_hardware = requires {
+  { Op::hardware } -> std::convertible_to<hardware_mapping>;
+};
+
+// The op's category; an op type without one does not compile here.
+template <class Op>
+constexpr op_category category_of() noexcept {
+  static_assert(op_with_category<Op>,
+                "mase: this op type has no category; give it `static constexpr mase::op_category category = …;` "
+                "(ir/op/op_base.hpp, docs/extending.md)");
+  return Op::category;
+}
+
+// The work a category implies for an op that does not count its own, or nothing for the
+// categories whose work depends on the op (dot products, windows, normalisations).
+constexpr std::optional<op_work> default_work(op_category c, std::span<const shape> in, std::span<const shape> out) {
+  const std::int64_t x = in.empty() ? 0 : in[0].numel();
+  const std::int64_t y = out.empty() ? 0 : out[0].numel();
+  switch (c) {
+    case op_category::interface:
+    case op_category::view:
+    case op_category::data_movement: return op_work{};
+    case op_category::elementwise: return op_work{y, y};  // one operation per result element, each way
+    case op_category::reduction: return op_work{x, x};    // one per input element
+    case op_category::window:
+    case op_category::dot_product:
+    case op_category::normalization: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// The op's work: its own rule, or its category's default (nothing when there is neither).
+template <class Op>
+constexpr std::optional<op_work> work_of(const Op& op, std::span<const shape> in, std::span<const shape> out) {
+  if constexpr (op_with_work<Op>) return op.work(in, out);
+  else return default_work(category_of<Op>(), in, out);
+}
+
+// The op's quantization facet, or nullptr when the quantize pass leaves it alone.
+template <class Op>
+constexpr const quantizable* quantization_of() noexcept {
+  if constexpr (op_with_quantization<Op>) return &Op::quantization;
+  else return nullptr;
+}
+
+template <class Op>
+concept op_with_result_format = requires {
+  { Op::result_format } -> std::convertible_to<result_format_rule>;
+};
+
+// The op's result-format rule, or none.
+template <class Op>
+constexpr result_format_rule result_format_of() noexcept {
+  if constexpr (op_with_result_format<Op>) return Op::result_format;
+  else return result_format_rule::none;
+}
+
+// The op's hardware mapping, or nullptr when it has no component.
+template <class Op>
+constexpr const hardware_mapping* hardware_of() noexcept {
+  if constexpr (op_with_hardware<Op>) return &Op::hardware;
+  else return nullptr;
+}
 
 // The op's parameters, or none.
 template <class Op>

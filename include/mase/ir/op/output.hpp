@@ -8,6 +8,7 @@ namespace mase::op {
 struct output {
   static constexpr std::string_view name = "output";
   using kind = mase::kind::output;
+  static constexpr op_category category = op_category::interface;
   static constexpr arity inputs{1, arity::unbounded};
   static constexpr auto attributes() { return std::tuple{}; }
 

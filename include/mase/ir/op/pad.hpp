@@ -30,6 +30,7 @@ struct pad {
 
   static constexpr std::string_view name = "pad";
   using kind = mase::kind::implicit_func;
+  static constexpr op_category category = op_category::data_movement;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("pad", &pad::pads), attribute("mode", &pad::mode), attribute("value", &pad::value)};

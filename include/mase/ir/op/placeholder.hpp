@@ -10,6 +10,7 @@ struct placeholder {
 
   static constexpr std::string_view name = "placeholder";
   using kind = mase::kind::placeholder;
+  static constexpr op_category category = op_category::interface;
   static constexpr arity inputs{0, 0};
   static constexpr auto attributes() { return std::tuple{attribute("shape", &placeholder::shape)}; }
 

@@ -12,6 +12,7 @@ struct pow {
 
   static constexpr std::string_view name = "pow";
   using kind = mase::kind::builtin_func;
+  static constexpr op_category category = op_category::elementwise;
   static constexpr arity inputs{1, 2};
   static constexpr auto attributes() { return std::tuple{attribute("exponent", &pow::exponent)}; }
 

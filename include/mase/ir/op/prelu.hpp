@@ -14,6 +14,7 @@ struct prelu {
 
   static constexpr std::string_view name = "prelu";
   using kind = mase::kind::module;
+  static constexpr op_category category = op_category::elementwise;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() { return std::tuple{attribute("num_parameters", &prelu::num_parameters)}; }
 

@@ -17,6 +17,8 @@ struct rms_norm {
 
   static constexpr std::string_view name = "rms_norm";
   using kind = mase::kind::module_related_func;
+  static constexpr op_category category = op_category::normalization;
+  static constexpr quantizable quantization{};
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("normalized_shape", &rms_norm::normalized_shape), attribute("eps", &rms_norm::eps),
@@ -35,6 +37,10 @@ struct rms_norm {
     if (!shape_rules::ends_with(in[0], normalized_shape))
       return shape_error("rms_norm: the input's trailing dimensions differ from normalized_shape");
     return shape_ok(in[0]);
+  }
+  // 4 operations per element (square, sum, divide, scale), each way.
+  constexpr op_work work(std::span<const shape> in, std::span<const shape>) const {
+    return {4 * in[0].numel(), 4 * in[0].numel()};
   }
   constexpr bool operator==(const rms_norm&) const = default;
 };

@@ -16,6 +16,7 @@ struct scaled_dot_product_attention {
 
   static constexpr std::string_view name = "scaled_dot_product_attention";
   using kind = mase::kind::builtin_func;
+  static constexpr op_category category = op_category::dot_product;
   static constexpr arity inputs{3, 3};
   static constexpr auto attributes() {
     return std::tuple{attribute("dropout_p", &scaled_dot_product_attention::dropout_p),
@@ -45,6 +46,16 @@ struct scaled_dot_product_attention {
     out.push_back(q[q.size() - 2]);
     out.push_back(v.back());
     return shape_ok(out);
+  }
+  // Per query and key: the q·k dot product, the weighted sum of v, and four for the scaled
+  // softmax; the gradient takes twice that.
+  constexpr op_work work(std::span<const shape> in, std::span<const shape> out) const {
+    const shape& q = in[0];
+    const shape& k = in[1];
+    const shape& v = in[2];
+    const std::int64_t queries = v.back() == 0 ? 0 : out[0].numel() / v.back();  // batch · L
+    const std::int64_t forward = queries * k[k.size() - 2] * (q.back() + v.back() + 4);
+    return {forward, 2 * forward};
   }
   constexpr bool operator==(const scaled_dot_product_attention&) const = default;
 };

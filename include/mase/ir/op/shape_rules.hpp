@@ -155,6 +155,17 @@ constexpr bool fits_spatial(const dims& values, int spatial) noexcept {
 }
 // Entry i of such a parameter.
 constexpr std::int64_t per_dim(const dims& values, int i) noexcept { return values[values.size() == 1 ? 0 : i]; }
+// The elements of a window over `spatial` dims (kernel_size given either way).
+constexpr std::int64_t window_volume(const dims& kernel, int spatial) noexcept {
+  std::int64_t n = 1;
+  for (int i = 0; i < spatial; ++i) n *= per_dim(kernel, i);
+  return n;
+}
+// Rows of a tensor whose last dimension is a feature vector: |t| / t.last (0 for empty features).
+constexpr std::int64_t feature_rows(const shape& s) noexcept {
+  if (s.empty()) return 1;
+  return s.back() == 0 ? 0 : s.numel() / s.back();
+}
 
 // The errors sliding_window reports; each op using it spells them with its own name first.
 struct window_errors {

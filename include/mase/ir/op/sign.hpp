@@ -9,6 +9,7 @@ namespace mase::op {
 struct sign {
   static constexpr std::string_view name = "sign";
   using kind = mase::kind::builtin_func;
+  static constexpr op_category category = op_category::elementwise;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() { return std::tuple{}; }
 

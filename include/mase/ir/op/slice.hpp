@@ -15,6 +15,8 @@ struct slice {
 
   static constexpr std::string_view name = "slice";
   using kind = mase::kind::implicit_func;
+  static constexpr op_category category = op_category::data_movement;
+  static constexpr result_format_rule result_format = result_format_rule::same_as_input;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("dim", &slice::dim), attribute("start", &slice::start), attribute("end", &slice::end),

@@ -11,6 +11,7 @@ struct softmax {
 
   static constexpr std::string_view name = "softmax";
   using kind = mase::kind::module_related_func;
+  static constexpr op_category category = op_category::reduction;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() { return std::tuple{attribute("dim", &softmax::dim)}; }
 
@@ -18,6 +19,10 @@ struct softmax {
     if (shape_rules::normalize_dim_scalar_ok(dim, in[0].size()) < 0)
       return shape_error("softmax: dim is out of range for the input");
     return shape_rules::same_as_input(in);
+  }
+  // 3 operations per element (exponent, sum, divide), each way.
+  constexpr op_work work(std::span<const shape> in, std::span<const shape>) const {
+    return {3 * in[0].numel(), 3 * in[0].numel()};
   }
   constexpr bool operator==(const softmax&) const = default;
 };

@@ -12,6 +12,8 @@ struct split {
 
   static constexpr std::string_view name = "split";
   using kind = mase::kind::implicit_func;
+  static constexpr op_category category = op_category::data_movement;
+  static constexpr result_format_rule result_format = result_format_rule::same_as_input;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("split_size", &split::split_size), attribute("dim", &split::dim)};

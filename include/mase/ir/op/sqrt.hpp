@@ -8,6 +8,7 @@ namespace mase::op {
 struct sqrt {
   static constexpr std::string_view name = "sqrt";
   using kind = mase::kind::builtin_func;
+  static constexpr op_category category = op_category::elementwise;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() { return std::tuple{}; }
 

@@ -8,6 +8,10 @@ namespace mase::op {
 struct sub {
   static constexpr std::string_view name = "sub";
   using kind = mase::kind::builtin_func;
+  static constexpr op_category category = op_category::elementwise;
+  static constexpr result_format_rule result_format = result_format_rule::difference;
+  static constexpr quantizable quantization{};
+  static constexpr hardware_mapping hardware{"mase_binary"};
   static constexpr arity inputs{2, 2};
   static constexpr auto attributes() { return std::tuple{}; }
 

@@ -12,6 +12,7 @@ struct sum {
 
   static constexpr std::string_view name = "sum";
   using kind = mase::kind::builtin_func;
+  static constexpr op_category category = op_category::reduction;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("dim", &sum::dim), attribute("keepdim", &sum::keepdim)};

@@ -13,6 +13,7 @@ struct tile {
 
   static constexpr std::string_view name = "tile";
   using kind = mase::kind::implicit_func;
+  static constexpr op_category category = op_category::data_movement;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() { return std::tuple{attribute("dims", &tile::dims)}; }
 

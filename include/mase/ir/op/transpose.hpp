@@ -11,6 +11,8 @@ struct transpose {
 
   static constexpr std::string_view name = "transpose";
   using kind = mase::kind::implicit_func;
+  static constexpr op_category category = op_category::data_movement;
+  static constexpr result_format_rule result_format = result_format_rule::same_as_input;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("dim0", &transpose::dim0), attribute("dim1", &transpose::dim1)};

@@ -10,6 +10,7 @@ namespace mase::op {
 struct where {
   static constexpr std::string_view name = "where";
   using kind = mase::kind::implicit_func;
+  static constexpr op_category category = op_category::elementwise;
   static constexpr arity inputs{3, 3};
   static constexpr auto attributes() { return std::tuple{}; }
 
