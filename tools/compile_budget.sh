@@ -6,8 +6,9 @@
 #
 #   tools/compile_budget.sh [-n REPEATS] [-f "FLAGS"] [SUBJECT...]
 #
-# SUBJECT is a header below include/ (mase/ir.hpp) or a .cpp file; by default every umbrella and
-# tutorial_1. Each subject is compiled REPEATS times (default 3) and its fastest time is kept;
+# SUBJECT is a header below include/ (mase/ir.hpp) or a .cpp file, with "+compiled" appended to
+# compile it in the compiled mode (-DMASE_SEPARATE_COMPILATION, as linking mase::compiled does);
+# by default every umbrella, and tutorial_1 both ways. Each subject is compiled REPEATS times (default 3) and its fastest time is kept;
 # peak memory is the largest resident set of those runs. CXX picks the compiler (default g++).
 set -euo pipefail
 
@@ -29,19 +30,19 @@ compiler="${CXX:-g++}"
 subjects=("$@")
 if [[ ${#subjects[@]} -eq 0 ]]; then
   subjects=(mase/core.hpp mase/formats.hpp mase/ir.hpp mase/eval.hpp mase/passes.hpp mase/io.hpp mase/mase.hpp
-            mase/verilog.hpp "$root/examples/tutorial_1.cpp")
+            mase/verilog.hpp "$root/examples/tutorial_1.cpp" "$root/examples/tutorial_1.cpp+compiled")
 fi
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-# measure SOURCE: prints "SECONDS KILOBYTES" (fastest time, largest peak memory).
+# measure SOURCE [EXTRA_FLAG]: prints "SECONDS KILOBYTES" (fastest time, largest peak memory).
 measure() {
-  local source="$1" best="" peak=0 seconds kilobytes
+  local source="$1" extra="${2:-}" best="" peak=0 seconds kilobytes
   for ((i = 0; i < repeats; ++i)); do
     # shellcheck disable=SC2086  # flags are words on purpose
     /usr/bin/time -f "%e %M" -o "$work/time" "$compiler" $flags -I"$root/include" -isystem /usr/include/eigen3 \
-      -DTOML_HEADER_ONLY=0 -c "$source" -o "$work/out.o"
+      -DTOML_HEADER_ONLY=0 $extra -c "$source" -o "$work/out.o"
     read -r seconds kilobytes < "$work/time"
     if [[ -z "$best" ]] || awk "BEGIN{exit !($seconds < $best)}"; then best="$seconds"; fi
     ((kilobytes > peak)) && peak="$kilobytes"
@@ -62,7 +63,9 @@ echo "compiler: $("$compiler" --version | head -1); flags: $flags; fastest of $r
 printf "%-28s %8s %8s %9s %8s\n" subject seconds ratio "peak MB" ratio
 printf "%-28s %8.2f %8.2f %9.0f %8.2f\n" "Eigen/Dense" "$base_seconds" 1 "$((base_kilobytes / 1024))" 1
 for subject in "${subjects[@]}"; do
-  read -r seconds kilobytes < <(measure "$(source_for "$subject")")
+  extra=""
+  if [[ "$subject" == *+compiled ]]; then extra="-DMASE_SEPARATE_COMPILATION"; fi
+  read -r seconds kilobytes < <(measure "$(source_for "${subject%+compiled}")" "$extra")
   printf "%-28s %8.2f %8.2f %9.0f %8.2f\n" "${subject#"$root/"}" "$seconds" \
     "$(awk "BEGIN{print $seconds / $base_seconds}")" "$((kilobytes / 1024))" \
     "$(awk "BEGIN{print $kilobytes / $base_kilobytes}")"

@@ -5,6 +5,7 @@
 
 #include <mase/eval/evaluator.hpp>
 #include <mase/io/checkpoint.hpp>
+#include <mase/io/quant_config.hpp>
 #include <mase/ir/builder.hpp>
 #include <mase/ir/print.hpp>
 #include <mase/pass/add_common_metadata.hpp>
@@ -179,4 +180,36 @@ TEST_CASE("user ops: the facets reach the passes: quantize by type, and no hardw
                     Catch::Contains("op twice cannot be quantized"));
   const auto quantized = h | quantize({.by = quantize_by::type, .default_config = operand_formats::all(q84)});
   CHECK_THROWS_WITH(quantized | add_hardware_metadata, Catch::Contains("node t (twice) has no hardware component"));
+}
+
+TEST_CASE("user ops: a TOML config quantizes a user's op by type when given a vocabulary that has it", "[user_ops]") {
+  const std::string text = R"(
+by = "type"
+[hard_shrink.config]
+name = "integer"
+data_in_width = 8
+data_in_frac_width = 4
+data_out_width = 6
+data_out_frac_width = 2
+)";
+  // Without the vocabulary, the key is an unknown op, as MASE's loader would say.
+  CHECK_THROWS_WITH(parse_quantize_config(text, "shrink.toml"),
+                    Catch::Contains("shrink.toml") && Catch::Contains("unknown op \"hard_shrink\""));
+
+  vocabulary ops = builtin_vocabulary();
+  ops.add<user::hard_shrink>();
+  const quantize_config config = parse_quantize_config(text, "shrink.toml", {.ops = &ops});
+  graph g = shrink_after_linear(0.5) | init_metadata | add_common_metadata;
+  const quantize_info info = quantize(config).run(g);
+  CHECK(info.at("shrink").outcome == quantize_outcome::quantized);
+  CHECK(info.at("fc").outcome == quantize_outcome::no_config);
+  const format q84 = format(fixed_fmt{.width = 8, .frac = 4});
+  CHECK(std::get<tensor_meta>(g.at("shrink").meta.common.args.at("data_in_0")).precision == q84);
+  CHECK(g.at("shrink").meta.common.results.at("data_out_0").precision == format(fixed_fmt{.width = 6, .frac = 2}));
+
+  // A graph without the op: the entry matches nothing, as one for a built-in op would.
+  builder b(1);
+  auto x = b.input("x", {4});
+  graph plain = b.output(b.add("r", op::relu{}, x)) | init_metadata | add_common_metadata;
+  CHECK(quantize(config).run(plain).at("r").outcome == quantize_outcome::no_config);
 }

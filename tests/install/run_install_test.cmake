@@ -15,3 +15,4 @@ run(${CMAKE_COMMAND} -S ${MASE_SOURCE_DIR}/tests/install/consumer -B ${WORK_DIR}
     -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_BUILD_TYPE=Release)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${WORK_DIR}/build/consumer)
+run(${WORK_DIR}/build/consumer_compiled)

@@ -50,6 +50,7 @@
 // reported, never loaded. Every malformed input is a mase::error naming the file, the node and
 // the field.
 
+#include <mase/core/compiled.hpp>
 #include <mase/core/error.hpp>
 #include <mase/core/ordered_map.hpp>
 #include <mase/core/shape.hpp>
@@ -72,6 +73,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <optional>
@@ -833,16 +835,31 @@ struct checkpoint_plan {
   tensor_list tensors;
 };
 
-inline checkpoint_plan plan_checkpoint(const graph& g) {
+// The checkpoint format's JSON side: a class template only so that the compiled mode compiles it
+// once (core/compiled.hpp); its members are defined at the end of this section.
+using safetensors_reader = std::function<bool(char*, std::uint64_t)>;
+template <class Graph>
+struct checkpoint_codec {
+  static checkpoint_plan plan(const Graph& g);
+  // The .json text: top-level fields on their own lines and one node per line, so that a diff
+  // of two checkpoints shows which nodes changed.
+  static std::string json_text(const checkpoint_plan& plan, write_result safetensors);
+  // The graph saved as `json_text`, its tensors read from `read` (safetensors_size bytes).
+  static Graph load(std::string_view json_text, const std::string& json_file, const safetensors_reader& read,
+                    std::uint64_t safetensors_size, const std::string& safetensors_file,
+                    const checkpoint_load_options& options);
+};
+
+template <class Graph>
+checkpoint_plan checkpoint_codec<Graph>::plan(const Graph& g) {
   checkpoint_plan plan;
   plan.nodes.reserve(g.size());
   for (node_id id : g.order()) plan.nodes.push_back(put_node(g, g[id], plan.tensors));
   return plan;
 }
 
-// The .json text: top-level fields on their own lines and one node per line, so that a diff
-// of two checkpoints shows which nodes changed.
-inline std::string checkpoint_json_text(const checkpoint_plan& plan, write_result safetensors) {
+template <class Graph>
+std::string checkpoint_codec<Graph>::json_text(const checkpoint_plan& plan, write_result safetensors) {
   std::string text = fmt::format("{{\n  \"format\": \"{}\",\n  \"version\": {},\n", format_name, checkpoint_version);
   text += fmt::format("  \"safetensors\": {{\"bytes\": {}, \"fnv1a64_words\": \"{:016x}\"}},\n", safetensors.size,
                       safetensors.hash);
@@ -1067,10 +1084,10 @@ inline void add_node(graph& g, const json& j, std::size_t index, tensor_store& s
   if (const json* m = field(j, "meta")) g[id].meta = get_metadata(*m, store, node_field(where, "meta"));
 }
 
-template <class Reader>
-graph load_checkpoint(std::string_view json_text, const std::string& json_file, Reader&& safetensors,
-                      std::uint64_t safetensors_size, const std::string& safetensors_file,
-                      const checkpoint_load_options& options) {
+template <class Graph>
+Graph checkpoint_codec<Graph>::load(std::string_view json_text, const std::string& json_file,
+                                    const safetensors_reader& read, std::uint64_t safetensors_size,
+                                    const std::string& safetensors_file, const checkpoint_load_options& options) {
   try {
     const json document = parse_json<json>(json_text, json_file);
     object_at(document, json_file);
@@ -1101,7 +1118,7 @@ graph load_checkpoint(std::string_view json_text, const std::string& json_file, 
       fail(safetensors_file, fmt::format("the file is {} bytes, but {} was saved with one of {} bytes: the two files "
                                          "come from different saves (or the .safetensors is truncated)",
                                          safetensors_size, json_file, recorded_size));
-    safetensors_contents contents = read_safetensors(safetensors, safetensors_size, safetensors_file);
+    safetensors_contents contents = read_safetensors(read, safetensors_size, safetensors_file);
     if (options.verify_pairing && contents.hash != recorded_hash)
       fail(safetensors_file, fmt::format("its FNV-1a hash is {:016x}, but {} was saved with one whose hash is {:016x}: "
                                          "the two files come from different saves",
@@ -1111,7 +1128,7 @@ graph load_checkpoint(std::string_view json_text, const std::string& json_file, 
     for (auto& [name, t] : contents.tensors) store.add(std::move(name), std::move(t));
     contents.tensors.clear();
 
-    graph g;
+    Graph g;
     const vocabulary& ops = options.ops != nullptr ? *options.ops : builtin_vocabulary();
     for (std::size_t i = 0; i < nodes.size(); ++i) add_node(g, nodes[i], i, store, json_file, ops);
     store.check_all_used();
@@ -1121,6 +1138,10 @@ graph load_checkpoint(std::string_view json_text, const std::string& json_file, 
     throw error(fmt::format("{}: unexpected JSON content ({})", json_file, e.what()));
   }
 }
+
+#if MASE_EXTERN_INSTANTIATIONS
+extern template struct checkpoint_codec<graph>;
+#endif
 
 // ---- files -----------------------------------------------------------------------------------
 
@@ -1199,11 +1220,11 @@ inline std::ifstream open_for_reading(const std::filesystem::path& path, std::ui
 inline checkpoint_strings checkpoint_to_strings(const graph& g) {
   using namespace checkpoint_detail;
   try {
-    const checkpoint_plan plan = plan_checkpoint(g);
+    const checkpoint_plan plan = checkpoint_codec<graph>::plan(g);
     checkpoint_strings out;
     const write_result written =
         write_safetensors(plan.tensors, [&](const char* data, std::size_t size) { out.safetensors.append(data, size); });
-    out.json = checkpoint_json_text(plan, written);
+    out.json = checkpoint_codec<graph>::json_text(plan, written);
     return out;
   } catch (const error& e) {
     throw error(fmt::format("cannot save checkpoint: {}", e.what()));
@@ -1223,8 +1244,8 @@ inline graph graph_from_checkpoint_strings(std::string_view json_text, std::stri
     position += static_cast<std::size_t>(n);
     return true;
   };
-  return checkpoint_detail::load_checkpoint(json_text, "<checkpoint json>", read, safetensors_bytes.size(),
-                                            "<checkpoint safetensors>", options);
+  return checkpoint_detail::checkpoint_codec<graph>::load(json_text, "<checkpoint json>", read, safetensors_bytes.size(),
+                                                          "<checkpoint safetensors>", options);
 }
 
 // Writes <stem>.safetensors and <stem>.json: both are written to temporary files first and
@@ -1234,14 +1255,14 @@ inline void export_checkpoint(const graph& g, const std::filesystem::path& stem)
   using namespace checkpoint_detail;
   try {
     // Everything that can be refused is refused here, before any file is touched.
-    const checkpoint_plan plan = plan_checkpoint(g);
+    const checkpoint_plan plan = checkpoint_codec<graph>::plan(g);
     // Both files are complete on disk before either replaces anything, so a failure (a full
     // disk, a folder in the way) leaves any previous pair exactly as it was.
     streamed_file weights(with_suffix(stem, ".safetensors"));
     const write_result written =
         write_safetensors(plan.tensors, [&](const char* data, std::size_t size) { weights.write(data, size); });
     weights.finish();
-    const std::string text = checkpoint_json_text(plan, written);
+    const std::string text = checkpoint_codec<graph>::json_text(plan, written);
     streamed_file graph_file(with_suffix(stem, ".json"));
     graph_file.write(text.data(), text.size());
     graph_file.finish();
@@ -1279,7 +1300,8 @@ inline graph from_checkpoint(const std::filesystem::path& stem, const checkpoint
   auto read = [&](char* out, std::uint64_t n) {
     return static_cast<bool>(safetensors_in.read(out, static_cast<std::streamsize>(n)));
   };
-  return load_checkpoint(json_text, json_path.string(), read, safetensors_size, safetensors_path.string(), options);
+  return checkpoint_codec<graph>::load(json_text, json_path.string(), read, safetensors_size, safetensors_path.string(),
+                                       options);
 }
 
 }  // namespace mase

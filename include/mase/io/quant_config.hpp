@@ -28,6 +28,7 @@
 
 #include <mase/core/error.hpp>
 #include <mase/format/mase_config.hpp>
+#include <mase/ir/op_traits.hpp>
 #include <mase/pass/quantize.hpp>
 
 #include <toml++/toml.h>
@@ -46,6 +47,13 @@
 #include <fmt/format.h>
 
 namespace mase {
+
+// How a TOML config is read. `ops`: a vocabulary holding a user's ops, whose names by = "type"
+// keys may then use (without it, only mase's quantizable ops are keys); the quantize pass checks
+// such an entry against the graph's nodes of that op.
+struct quantize_config_options {
+  const vocabulary* ops = nullptr;
+};
 
 namespace detail {
 
@@ -105,7 +113,8 @@ inline node_quantize_config node_config_from_toml(const toml::table& config, con
   return c;
 }
 
-inline quantize_config quantize_config_from_toml(const toml::table& root, const std::string& file) {
+inline quantize_config quantize_config_from_toml(const toml::table& root, const std::string& file,
+                                                 const quantize_config_options& options) {
   const toml::table* table = &root;
   config_source source{.file = file, .table = ""};
   if (const toml::node* passes = root.get("passes")) {
@@ -192,7 +201,12 @@ inline quantize_config quantize_config_from_toml(const toml::table& root, const 
       config.default_config = std::move(c);
       continue;
     }
-    if (config.by == quantize_by::type) check_op_key(resolve_entry(source, key, c, true));
+    // A user's op (one the options' vocabulary has and mase's does not) is checked against the
+    // graph's nodes when the pass runs, which knows its quantization facet.
+    const bool user_op = options.ops != nullptr && options.ops->contains(key) &&
+                         std::find(op_names().begin(), op_names().end(), key) == op_names().end();
+    if (config.by == quantize_by::type && user_op) config.source.user_op_keys.push_back(key);
+    else if (config.by == quantize_by::type) check_op_key(resolve_entry(source, key, c, true));
     config.entries.emplace_back(key, std::move(c));
   }
   return config;
@@ -201,7 +215,8 @@ inline quantize_config quantize_config_from_toml(const toml::table& root, const 
 }  // namespace detail
 
 // A quantize config from TOML text; `file` names the source in messages.
-inline quantize_config parse_quantize_config(std::string_view text, std::string_view file = "<string>") {
+inline quantize_config parse_quantize_config(std::string_view text, std::string_view file = "<string>",
+                                             const quantize_config_options& options = {}) {
   const std::string name(file);
   toml::table root;
   try {
@@ -210,11 +225,12 @@ inline quantize_config parse_quantize_config(std::string_view text, std::string_
     throw error(fmt::format("{}:{}:{}: TOML syntax error: {}", name, e.source().begin.line, e.source().begin.column,
                             e.description()));
   }
-  return detail::quantize_config_from_toml(root, name);
+  return detail::quantize_config_from_toml(root, name, options);
 }
 
 // A quantize config from a TOML file (MASE's layout; see the top of this file).
-inline quantize_config load_quantize_config(const std::filesystem::path& path) {
+inline quantize_config load_quantize_config(const std::filesystem::path& path,
+                                            const quantize_config_options& options = {}) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw error(
@@ -222,7 +238,7 @@ inline quantize_config load_quantize_config(const std::filesystem::path& path) {
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw error(fmt::format("cannot read quantize config {}: reading failed", path.string()));
-  return parse_quantize_config(text.str(), path.string());
+  return parse_quantize_config(text.str(), path.string(), options);
 }
 
 }  // namespace mase

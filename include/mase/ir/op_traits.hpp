@@ -3,6 +3,7 @@
 // code written per built-in op (visit_op); and building an op from its name and attributes
 // (checkpoints, configs): mase::vocabulary, the built-in one or a user's with their own ops.
 
+#include <mase/core/compiled.hpp>
 #include <mase/core/error.hpp>
 #include <mase/core/ordered_map.hpp>
 #include <mase/core/suggest.hpp>
@@ -210,6 +211,12 @@ const vocabulary& builtin_vocabulary() {
   static const vocabulary ops = detail::vocabulary_of(List{});
   return ops;
 }
+
+// Compiled once, in mase::compiled, when the project uses it (core/compiled.hpp): building every
+// op by name is most of what a unit that loads a checkpoint or an ONNX model compiles.
+#if MASE_EXTERN_INSTANTIATIONS
+extern template const vocabulary& builtin_vocabulary<builtin_ops>();
+#endif
 
 // The built-in op called `name`: builtin_vocabulary().make(…).
 template <class Vocabulary = vocabulary>

@@ -126,6 +126,9 @@ using node_quantize_config = std::variant<quant_config, operand_formats, bypass>
 struct config_source {
   std::string file{};   // empty: built in C++
   std::string table{};  // the table holding the entries: "passes.quantize", or "" at the top level
+  // by = "type" keys that the loader's vocabulary named as a user's ops: like mase's own ops, an
+  // entry for one matches no node in a graph that has none.
+  std::vector<std::string> user_op_keys{};
 };
 
 struct quantize_config {
@@ -655,17 +658,19 @@ inline void apply_formats(node& n, const quantizable_op& q, const resolved_entry
 }
 
 // by type: the key must be an op MASE quantizes.
-inline void check_op_key(const graph& g, const resolved_entry& e) {
+inline void check_op_key(const graph& g, const resolved_entry& e, std::span<const std::string> user_op_keys = {}) {
   if (const std::optional<quantizable_op> q = find_quantizable(g, e.key)) {
     check_operands_fit(e, *q, fmt::format("op {}", e.key));
     return;
   }
+  bool in_graph = false;  // a user's op without a quantization facet
+  g.for_each_node([&](const node& n) { in_graph = in_graph || n.op_name() == e.key; });
+  // A user's op the config's vocabulary vouched for matches nothing here, as a built-in op would.
+  if (!in_graph && std::find(user_op_keys.begin(), user_op_keys.end(), e.key) != user_op_keys.end()) return;
   if (std::find(mase_only_quantizable_ops.begin(), mase_only_quantizable_ops.end(), e.key) !=
       mase_only_quantizable_ops.end())
     throw error(fmt::format("{}: mase has no {} op, so no node can match; remove the entry", e.where, e.key));
   const auto& ops = op_names();
-  bool in_graph = false;  // a user's op without a quantization facet
-  g.for_each_node([&](const node& n) { in_graph = in_graph || n.op_name() == e.key; });
   if (in_graph || std::find(ops.begin(), ops.end(), e.key) != ops.end())
     throw error(fmt::format("{}: op {} cannot be quantized (MASE's QUANTIZEABLE_OP are {}); remove the entry",
                             e.where, e.key, quantizable_op_list()));
@@ -735,7 +740,7 @@ struct quantize_pass {
       entries.push_back(resolve_entry(config.source, key, entry.second, names_one_op));
       const resolved_entry& e = entries.back();
       if (config.by == quantize_by::type) {
-        check_op_key(g, e);
+        check_op_key(g, e, config.source.user_op_keys);
       } else if (config.by == quantize_by::name) {
         check_name_key(g, e);
       } else {

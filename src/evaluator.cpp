@@ -1,0 +1,4 @@
+// mase::compiled: the evaluator and every kernel it runs (core/compiled.hpp).
+#include <mase/eval/evaluator.hpp>
+
+template class mase::basic_evaluator<mase::graph>;
