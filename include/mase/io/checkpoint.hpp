@@ -51,6 +51,7 @@
 // the field.
 
 #include <mase/core/compiled.hpp>
+#include <mase/core/deferred.hpp>
 #include <mase/core/error.hpp>
 #include <mase/core/ordered_map.hpp>
 #include <mase/core/shape.hpp>
@@ -632,7 +633,7 @@ safetensors_contents read_safetensors(Reader&& read, std::uint64_t size, const s
   if (header.empty() || header[0] != '{') fail(file, "the header must be a JSON object starting with '{'");
 
   // Order is irrelevant here (offsets place the data), so a sorted map: fast for many tensors.
-  const auto document = parse_json<nlohmann::json>(header, fmt::format("{}: header", file));
+  const auto document = parse_json<deferred_t<nlohmann::json, Reader>>(header, fmt::format("{}: header", file));
   object_at(document, fmt::format("{}: header", file));
 
   const std::uint64_t data_size = size - 8 - header_size;
@@ -1216,15 +1217,19 @@ inline std::ifstream open_for_reading(const std::filesystem::path& path, std::ui
 
 }  // namespace checkpoint_detail
 
+// The public entry points below are templates over the graph type (always mase::graph) only so
+// that a unit compiles the codec, and every op's code with it, where it saves or loads.
+
 // The checkpoint of `g` in memory: the .json text and the .safetensors bytes.
-inline checkpoint_strings checkpoint_to_strings(const graph& g) {
+template <class Graph = graph>
+checkpoint_strings checkpoint_to_strings(const std::type_identity_t<Graph>& g) {
   using namespace checkpoint_detail;
   try {
-    const checkpoint_plan plan = checkpoint_codec<graph>::plan(g);
+    const checkpoint_plan plan = checkpoint_codec<Graph>::plan(g);
     checkpoint_strings out;
     const write_result written =
         write_safetensors(plan.tensors, [&](const char* data, std::size_t size) { out.safetensors.append(data, size); });
-    out.json = checkpoint_codec<graph>::json_text(plan, written);
+    out.json = checkpoint_codec<Graph>::json_text(plan, written);
     return out;
   } catch (const error& e) {
     throw error(fmt::format("cannot save checkpoint: {}", e.what()));
@@ -1235,8 +1240,9 @@ inline checkpoint_strings checkpoint_to_strings(const graph& g) {
 
 // Reads a checkpoint held in memory. Messages name the parts "<checkpoint json>" and
 // "<checkpoint safetensors>".
-inline graph graph_from_checkpoint_strings(std::string_view json_text, std::string_view safetensors_bytes,
-                                           const checkpoint_load_options& options = {}) {
+template <class Graph = graph>
+Graph graph_from_checkpoint_strings(std::string_view json_text, std::string_view safetensors_bytes,
+                                    const checkpoint_load_options& options = {}) {
   std::size_t position = 0;
   auto read = [&](char* out, std::uint64_t n) {
     if (n > safetensors_bytes.size() - position) return false;
@@ -1244,25 +1250,26 @@ inline graph graph_from_checkpoint_strings(std::string_view json_text, std::stri
     position += static_cast<std::size_t>(n);
     return true;
   };
-  return checkpoint_detail::checkpoint_codec<graph>::load(json_text, "<checkpoint json>", read, safetensors_bytes.size(),
+  return checkpoint_detail::checkpoint_codec<Graph>::load(json_text, "<checkpoint json>", read, safetensors_bytes.size(),
                                                           "<checkpoint safetensors>", options);
 }
 
 // Writes <stem>.safetensors and <stem>.json: both are written to temporary files first and
 // renamed into place only once both are complete. The directory must exist. An existing
 // checkpoint at `stem` is replaced; other files are never touched.
-inline void export_checkpoint(const graph& g, const std::filesystem::path& stem) {
+template <class Graph = graph>
+void export_checkpoint(const std::type_identity_t<Graph>& g, const std::filesystem::path& stem) {
   using namespace checkpoint_detail;
   try {
     // Everything that can be refused is refused here, before any file is touched.
-    const checkpoint_plan plan = checkpoint_codec<graph>::plan(g);
+    const checkpoint_plan plan = checkpoint_codec<Graph>::plan(g);
     // Both files are complete on disk before either replaces anything, so a failure (a full
     // disk, a folder in the way) leaves any previous pair exactly as it was.
     streamed_file weights(with_suffix(stem, ".safetensors"));
     const write_result written =
         write_safetensors(plan.tensors, [&](const char* data, std::size_t size) { weights.write(data, size); });
     weights.finish();
-    const std::string text = checkpoint_codec<graph>::json_text(plan, written);
+    const std::string text = checkpoint_codec<Graph>::json_text(plan, written);
     streamed_file graph_file(with_suffix(stem, ".json"));
     graph_file.write(text.data(), text.size());
     graph_file.finish();
@@ -1281,7 +1288,8 @@ inline void export_checkpoint(const graph& g, const std::filesystem::path& stem)
 }
 
 // Reads <stem>.json and <stem>.safetensors back into the graph that was saved.
-inline graph from_checkpoint(const std::filesystem::path& stem, const checkpoint_load_options& options = {}) {
+template <class Graph = graph>
+Graph from_checkpoint(const std::filesystem::path& stem, const checkpoint_load_options& options = {}) {
   using namespace checkpoint_detail;
   const std::filesystem::path base = checkpoint_stem(stem);
   const std::filesystem::path json_path = with_suffix(base, ".json");
@@ -1300,7 +1308,7 @@ inline graph from_checkpoint(const std::filesystem::path& stem, const checkpoint
   auto read = [&](char* out, std::uint64_t n) {
     return static_cast<bool>(safetensors_in.read(out, static_cast<std::streamsize>(n)));
   };
-  return checkpoint_codec<graph>::load(json_text, json_path.string(), read, safetensors_size, safetensors_path.string(),
+  return checkpoint_codec<Graph>::load(json_text, json_path.string(), read, safetensors_size, safetensors_path.string(),
                                        options);
 }
 

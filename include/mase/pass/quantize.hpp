@@ -57,6 +57,7 @@
 // whose divisor is a power of two 2^a gives its result the exact mean's format (a more integer
 // and fraction bits), so the mean loses nothing and the hardware needs no divider.
 
+#include <mase/core/deferred.hpp>
 #include <mase/core/error.hpp>
 #include <mase/core/suggest.hpp>
 #include <mase/format/fixed.hpp>
@@ -718,7 +719,7 @@ struct quantize_pass {
 
   quantize_config config;
 
-  // A template so that std::regex is compiled only where the pass is used.
+  // A template so that std::regex is compiled only where the pass is used (with deferred_t below).
   template <std::derived_from<graph> G>
   quantize_info run(G& g) const {
     using namespace detail;
@@ -729,7 +730,7 @@ struct quantize_pass {
     std::optional<resolved_entry> fallback;
     if (config.default_config) fallback = resolve_entry(config.source, "default", *config.default_config, false);
     std::vector<resolved_entry> entries;
-    std::vector<name_pattern> patterns;
+    std::vector<basic_name_pattern<deferred_t<char, G>>> patterns;  // std::regex compiled only here
     for (const auto& entry : config.entries) {
       const std::string& key = entry.first;
       const std::string where = entry_location(config.source, key);
