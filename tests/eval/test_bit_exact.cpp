@@ -111,6 +111,7 @@ struct linear_case {
   fixed_spec x, w, b, y;
   bool bias;
   const char* accumulator;
+  int accumulator_bits;  // W_x + W_w + ceil(log2 K) (+1 with a bias), or the aligned bias's width + 1 when wider
 };
 
 }  // namespace
@@ -118,15 +119,15 @@ struct linear_case {
 TEST_CASE("bit-exact linear equals the integer reference for every accumulator type") {
   const linear_case cases[] = {
       // K = 16: 4+4+4+1 = 13 bits -> float
-      {16, 8, 5, {4, 2}, {4, 3}, {6, 3}, {6, 2}, true, "float"},
+      {16, 8, 5, {4, 2}, {4, 3}, {6, 3}, {6, 2}, true, "float", 13},
       // K = 784, 8x8: 8+8+10+1 = 27 bits -> double; bias frac below the accumulator's
-      {784, 12, 4, {8, 3}, {8, 5}, {8, 4}, {8, 3}, true, "double"},
+      {784, 12, 4, {8, 3}, {8, 5}, {8, 4}, {8, 3}, true, "double", 27},
       // bias with more fraction bits than the accumulator: truncated (floor)
-      {20, 6, 3, {6, 1}, {6, 2}, {12, 9}, {7, 2}, true, "float"},
+      {20, 6, 3, {6, 1}, {6, 2}, {12, 9}, {7, 2}, true, "float", 18},
       // 24x24-bit operands: 48+5+1 = 54 bits -> int64
-      {24, 4, 2, {24, 12}, {24, 20}, {16, 8}, {16, 4}, true, "int64"},
+      {24, 4, 2, {24, 12}, {24, 20}, {16, 8}, {16, 4}, true, "int64", 54},
       // no bias, output wider than the accumulator (no saturation; a left shift)
-      {10, 3, 2, {5, 2}, {5, 2}, {8, 4}, {20, 6}, false, "float"},
+      {10, 3, 2, {5, 2}, {5, 2}, {8, 4}, {20, 6}, false, "float", 14},
   };
   for (const linear_case& c : cases) {
     DYNAMIC_SECTION("K=" << c.in << " accumulator " << c.accumulator) {
@@ -154,6 +155,20 @@ TEST_CASE("bit-exact linear equals the integer reference for every accumulator t
       if (c.bias) bc = quantized_codes(g.parameter("fc.bias"), c.b);
       const auto expected = reference_linear(xc, c.rows, c.in, wc, c.out, c.bias ? &bc : nullptr, c.x, c.w, c.b, c.y);
       CHECK(codes_of(y, c.y.frac) == expected);
+
+      // The lowering the emitter renders holds the reference's numbers.
+      const eval::fixed_lowering* lowered = ev.lowering(g.id("fc"));
+      REQUIRE(lowered != nullptr);
+      CHECK(lowered->kind == eval::lowering_kind::dot_product);
+      CHECK(lowered->accumulator_width == c.accumulator_bits);
+      CHECK(eval::to_string(eval::accumulator_for(lowered->accumulator_width)) == c.accumulator);
+      CHECK(lowered->weight_codes == wc);
+      std::vector<std::int64_t> aligned;
+      const int acc_frac = c.x.frac + c.w.frac;
+      for (std::int64_t b : bc)
+        aligned.push_back(c.b.frac > acc_frac ? floor_div_pow2(b, c.b.frac - acc_frac)
+                                              : b * (std::int64_t{1} << (acc_frac - c.b.frac)));
+      CHECK(lowered->aligned_bias == aligned);
       // Saturation happened somewhere in the saturating cases (else the case tests less than it says).
       if (c.y.width <= 10) {
         const std::int64_t hi = (std::int64_t{1} << (c.y.width - 1)) - 1;
@@ -303,10 +318,15 @@ TEST_CASE("bit-exact activations are lookup tables of the quantized function") {
   tensor input({256});
   for (int c = -128; c < 128; ++c) input.data()[c + 128] = static_cast<float>(std::ldexp(c, -4));
   const auto y = codes_of(ev.run(input)[0], 7);
+  const eval::fixed_lowering* lowered = ev.lowering(g.id("sig"));
+  REQUIRE(lowered != nullptr);
+  REQUIRE(lowered->kind == eval::lowering_kind::lookup_table);
+  REQUIRE(lowered->table.size() == 256);  // the table the emitter writes into the LUT's ROM
   for (int c = -128; c < 128; ++c) {
     const double f = 1.0 / (1.0 + std::exp(-std::ldexp(c, -4)));
     INFO("code " << c);
     CHECK(y[static_cast<std::size_t>(c + 128)] == quantize_code(static_cast<float>(f), 8, 7));
+    CHECK(lowered->table[static_cast<std::size_t>(c + 128)] == quantize_code(static_cast<float>(f), 8, 7));
   }
 }
 
@@ -354,19 +374,29 @@ TEST_CASE("bit-exact batch_norm2d: a per-channel scale and shift folded from the
   // scale_c = gamma / sqrt(var + eps) and shift_c = beta - mean * scale_c, each rounded to its
   // format like a parameter; y = floor-and-saturate(x * scale + shift) at the product's fraction.
   const std::vector<std::int64_t> xc = quantized_codes(input, in);
-  std::vector<std::int64_t> expected;
-  for (std::size_t i = 0; i < xc.size(); ++i) {
-    const std::size_t c = (i / 20) % 3;
+  std::vector<std::int64_t> scale_codes, aligned_shift_codes;
+  for (std::size_t c = 0; c < 3; ++c) {
     const double s = static_cast<double>(g.parameter("bn.weight").data()[c]) /
                      std::sqrt(static_cast<double>(g.parameter("bn.running_var").data()[c]) + 1e-5);
     const double t = static_cast<double>(g.parameter("bn.bias").data()[c]) -
                      static_cast<double>(g.parameter("bn.running_mean").data()[c]) * s;
-    const std::int64_t sc = quantize_code(static_cast<float>(s), scale.width, scale.frac);
-    const std::int64_t tc = quantize_code(static_cast<float>(t), shift.width, shift.frac);
-    const std::int64_t acc = xc[i] * sc + tc * (std::int64_t{1} << (in.frac + scale.frac - shift.frac));
+    scale_codes.push_back(quantize_code(static_cast<float>(s), scale.width, scale.frac));
+    aligned_shift_codes.push_back(quantize_code(static_cast<float>(t), shift.width, shift.frac) *
+                                  (std::int64_t{1} << (in.frac + scale.frac - shift.frac)));
+  }
+  std::vector<std::int64_t> expected;
+  for (std::size_t i = 0; i < xc.size(); ++i) {
+    const std::size_t c = (i / 20) % 3;
+    const std::int64_t acc = xc[i] * scale_codes[c] + aligned_shift_codes[c];
     expected.push_back(hardware_cast(acc, in.frac + scale.frac, out.frac, out.width));
   }
   CHECK(codes_of(y, out.frac) == expected);
+  // The lowering (the emitter's scale and shift ROMs) holds the same codes.
+  const eval::fixed_lowering* lowered = ev.lowering(g.id("bn"));
+  REQUIRE(lowered != nullptr);
+  CHECK(lowered->kind == eval::lowering_kind::scale_shift);
+  CHECK(lowered->weight_codes == scale_codes);
+  CHECK(lowered->aligned_bias == aligned_shift_codes);
   const std::int64_t hi = (std::int64_t{1} << (out.width - 1)) - 1;
   CHECK(std::count_if(expected.begin(), expected.end(), [&](std::int64_t v) { return v == hi || v == -hi - 1; }) > 0);
 }

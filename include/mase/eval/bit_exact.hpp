@@ -165,6 +165,46 @@ inline void hardware_cast(const fixed_fmt& to, std::span<const float> in, std::s
 }
 
 // ---------------------------------------------------------------------------------------------
+// The lowering: a node's integer semantics, resolved once.
+//
+// lower_to_fixed reads a node's formats and quantized parameters and returns everything its
+// integer computation needs: the operand formats, the accumulator, the weight codes, the bias (or
+// folded batch-norm shift) aligned to the accumulator, the lookup table, the cast at its output.
+// The bit-exact evaluator runs the record (lowered_kernel) and the Verilog emitter writes its ROMs
+// and derived parameters from the same record, so the golden model and the hardware cannot read
+// a node's numbers differently.
+
+enum class lowering_kind : std::uint8_t {
+  dot_product,   // linear, conv1d, conv2d: a weight, an optional bias, an exact accumulator
+  matmul,        // matmul, bmm: two streams into an exact accumulator
+  elementwise,   // add, sub, mul of two operands: exact, then the cast
+  scale_shift,   // batch_norm2d folded into a per-channel scale and shift
+  relu,          // exact on codes
+  lookup_table,  // any other function of one operand: a table indexed by the input code
+};
+
+struct fixed_lowering {
+  lowering_kind kind{};
+  fixed_fmt input{};                       // data_in_0
+  std::optional<fixed_fmt> other_input{};  // data_in_1 (matmul, element-wise)
+  std::optional<fixed_fmt> weight{};       // the weight's format (scale_shift: the scale's)
+  std::optional<fixed_fmt> bias{};         // the bias's format (scale_shift: the shift's); none without a bias
+  fixed_fmt output{};                      // data_out_0: the format of the one cast at the end
+  // dot_product, matmul, scale_shift: the exact accumulator's width (linear_accumulator_width);
+  // element-wise: the exact result's.
+  int accumulator_width = 0;
+  shape weight_shape{};
+  std::vector<std::int64_t> weight_codes{};  // dot_product: the weight, row-major; scale_shift: the scale per channel
+  std::vector<std::int64_t> aligned_bias{};  // per output channel, at the accumulator's fraction bits (scale_shift: the shift)
+  std::vector<std::int64_t> table{};         // lookup_table: output codes, one per input code from the lowest
+
+  // Fraction bits of the accumulator (dot product, matmul, scale_shift): the products'.
+  int accumulator_frac() const noexcept {
+    return input.frac + (weight ? weight->frac : other_input ? other_input->frac : 0);
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
 // Kernels.
 
 struct bit_exact_kernel {
@@ -189,25 +229,35 @@ inline std::optional<fixed_fmt> fixed_entry(const node& n, std::string_view entr
   return std::nullopt;
 }
 
+// The codes of exact values with `frac` fraction bits.
+inline std::vector<std::int64_t> codes_of(std::span<const float> values, int frac) {
+  std::vector<std::int64_t> codes(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) codes[i] = raw_of(values[i], frac);
+  return codes;
+}
+
+// Codes as the accumulator's C++ type: the codes themselves for int64, their values (exact) for
+// floating types.
+template <class T>
+std::vector<T> accumulator_scalars(std::span<const std::int64_t> codes, int frac) {
+  std::vector<T> out(codes.size());
+  for (std::size_t i = 0; i < codes.size(); ++i) {
+    if constexpr (std::is_same_v<T, std::int64_t>) out[i] = codes[i];
+    else out[i] = static_cast<T>(value_of(codes[i], frac));
+  }
+  return out;
+}
+
 // The accumulator's elements are laid out [outer, channels, inner] (linear: inner = 1; conv:
-// inner = the output pixels of one channel). Each gets its channel's bias aligned to the
-// accumulator's fraction bits, then the cast, written to out as floats.
+// inner = the output pixels of one channel). Each gets its channel's aligned bias, then the cast,
+// written to out as floats.
 struct epilogue_layout {
   std::size_t outer, channels, inner;
 };
 
 template <class T>
-void dot_product_epilogue(const T* acc, epilogue_layout layout, int acc_frac, const float* bias,
-                          const fixed_fmt* bias_fmt, const fixed_fmt& out_fmt, std::vector<T>& aligned_bias,
-                          float* out) {
-  // The bias per channel, aligned once.
-  aligned_bias.assign(layout.channels, T{0});
-  if (bias != nullptr)
-    for (std::size_t c = 0; c < layout.channels; ++c) {
-      const std::int64_t raw = bias_to_accumulator_raw(raw_of(bias[c], bias_fmt->frac), bias_fmt->frac, acc_frac);
-      if constexpr (std::is_same_v<T, std::int64_t>) aligned_bias[c] = raw;
-      else aligned_bias[c] = static_cast<T>(value_of(raw, acc_frac));  // exact: it fits the accumulator
-    }
+void dot_product_epilogue(const T* acc, epilogue_layout layout, int acc_frac, std::span<const T> aligned_bias,
+                          const fixed_fmt& out_fmt, float* out) {
   const auto run = [&](std::size_t first, std::size_t count, auto bias_of) {
     if constexpr (std::is_same_v<T, std::int64_t>) {
       for (std::size_t j = 0; j < count; ++j)
@@ -228,13 +278,14 @@ void dot_product_epilogue(const T* acc, epilogue_layout layout, int acc_frac, co
       }
     }
   };
-  const T* b = aligned_bias.data();
-  if (layout.inner == 1) {  // rows of channels: the bias varies along the row
+  if (aligned_bias.empty()) {
+    run(0, layout.outer * layout.channels * layout.inner, [](std::size_t) { return T{0}; });
+  } else if (layout.inner == 1) {  // rows of channels: the bias varies along the row
     for (std::size_t o = 0; o < layout.outer; ++o)
-      run(o * layout.channels, layout.channels, [b](std::size_t j) { return b[j]; });
+      run(o * layout.channels, layout.channels, [b = aligned_bias.data()](std::size_t j) { return b[j]; });
   } else {  // planes of pixels: one bias per plane
     for (std::size_t o = 0; o < layout.outer * layout.channels; ++o) {
-      const T plane_bias = b[o % layout.channels];
+      const T plane_bias = aligned_bias[o % layout.channels];
       run(o * layout.inner, layout.inner, [plane_bias](std::size_t) { return plane_bias; });
     }
   }
@@ -253,22 +304,21 @@ void to_accumulator_scalars(std::span<const float> in, int frac, std::vector<T>&
 
 template <class T>
 struct dot_product_buffers {
-  std::vector<T> weight;  // converted once
-  std::vector<T> input, acc, scratch, aligned_bias;
+  std::vector<T> weight, aligned_bias;  // from the lowering, converted once
+  std::vector<T> input, acc, scratch;
 };
 
 template <class T, class Op>
-bit_exact_kernel make_dot_product_kernel(const Op& op, const node& n, const fixed_fmt& x_fmt, const fixed_fmt& w_fmt,
-                                         std::optional<fixed_fmt> bias_fmt, const fixed_fmt& out_fmt,
-                                         const tensor& weight, const tensor* bias, int acc_width) {
+bit_exact_kernel make_dot_product_kernel(const Op& op, const node& n, const fixed_lowering& l) {
   auto buffers = std::make_shared<dot_product_buffers<T>>();
-  to_accumulator_scalars<T>(weight.values(), w_fmt.frac, buffers->weight);
-  const int acc_frac = x_fmt.frac + w_fmt.frac;
+  buffers->weight = accumulator_scalars<T>(l.weight_codes, l.weight->frac);
+  const int acc_frac = l.accumulator_frac();
+  buffers->aligned_bias = accumulator_scalars<T>(l.aligned_bias, acc_frac);
   const std::string description =
-      fmt::format("{}: {}-bit x {}-bit, accumulator {} bits in {}", n.op_name(), x_fmt.width, w_fmt.width, acc_width,
-                  to_string(accumulator_for(acc_width)));
-  return {description, [op, x_fmt, bias_fmt, out_fmt, acc_frac, buffers, has_bias = bias != nullptr,
-                        weight_shape = weight.shape()](const kernel_args& args) {
+      fmt::format("{}: {}-bit x {}-bit, accumulator {} bits in {}", n.op_name(), l.input.width, l.weight->width,
+                  l.accumulator_width, to_string(accumulator_for(l.accumulator_width)));
+  return {description, [op, x_fmt = l.input, out_fmt = l.output, acc_frac, buffers,
+                        weight_shape = l.weight_shape](const kernel_args& args) {
             (void)op;  // read by the conv products only
             const tensor& x = args.input(0);
             tensor& y = args.output(0);
@@ -290,24 +340,21 @@ bit_exact_kernel make_dot_product_kernel(const Op& op, const node& n, const fixe
               channels = weight_shape[0];
               for (int d = y.rank() - spatial; d < y.rank(); ++d) inner *= y.shape()[d];
             }
-            const tensor* bias = has_bias ? args.optional_parameter("bias") : nullptr;
-            const fixed_fmt* bf = bias_fmt ? &*bias_fmt : nullptr;
             const std::size_t planes = static_cast<std::size_t>(channels);
             const std::size_t per_plane = static_cast<std::size_t>(inner);
             dot_product_epilogue<T>(b.acc.data(), {y.size() / (planes * per_plane), planes, per_plane}, acc_frac,
-                                    bias ? bias->data() : nullptr, bf, out_fmt, b.aligned_bias, y.data());
+                                    b.aligned_bias, out_fmt, y.data());
           }};
 }
 
 template <class T>
-bit_exact_kernel make_matmul_kernel(const node& n, const fixed_fmt& a_fmt, const fixed_fmt& b_fmt,
-                                    const fixed_fmt& out_fmt, int acc_width) {
-  auto buffers = std::make_shared<std::array<std::vector<T>, 4>>();
-  const int acc_frac = a_fmt.frac + b_fmt.frac;
-  return {fmt::format("{}: {}-bit x {}-bit, accumulator {} bits in {}", n.op_name(), a_fmt.width, b_fmt.width,
-                      acc_width, to_string(accumulator_for(acc_width))),
-          [a_fmt, b_fmt, out_fmt, acc_frac, buffers](const kernel_args& args) {
-            auto& [a, b, acc, aligned_bias] = *buffers;
+bit_exact_kernel make_matmul_kernel(const node& n, const fixed_lowering& l) {
+  auto buffers = std::make_shared<std::array<std::vector<T>, 3>>();
+  return {fmt::format("{}: {}-bit x {}-bit, accumulator {} bits in {}", n.op_name(), l.input.width,
+                      l.other_input->width, l.accumulator_width, to_string(accumulator_for(l.accumulator_width))),
+          [a_fmt = l.input, b_fmt = *l.other_input, out_fmt = l.output, acc_frac = l.accumulator_frac(),
+           buffers](const kernel_args& args) {
+            auto& [a, b, acc] = *buffers;
             const tensor& x = args.input(0);
             const tensor& w = args.input(1);
             tensor& y = args.output(0);
@@ -315,16 +362,12 @@ bit_exact_kernel make_matmul_kernel(const node& n, const fixed_fmt& a_fmt, const
             to_accumulator_scalars<T>(w.values(), b_fmt.frac, b);
             acc.resize(y.size());
             matmul_product<T>(a.data(), x.shape(), b.data(), w.shape(), acc.data(), y.shape());
-            dot_product_epilogue<T>(acc.data(), {1, 1, y.size()}, acc_frac, nullptr, nullptr, out_fmt, aligned_bias,
-                                    y.data());
+            dot_product_epilogue<T>(acc.data(), {1, 1, y.size()}, acc_frac, {}, out_fmt, y.data());
           }};
 }
 
 template <class Make>
-bit_exact_kernel with_accumulator(int acc_width, const node& n, Make&& make) {
-  require(acc_width <= 63, "node {}: the bit-exact accumulator needs {} bits, more than int64 holds; "
-                                       "use narrower formats",
-                                       n.name, acc_width);
+bit_exact_kernel with_accumulator(int acc_width, Make&& make) {
   switch (accumulator_for(acc_width)) {
     case accumulator_type::float32: return make(float{});
     case accumulator_type::float64: return make(double{});
@@ -333,22 +376,17 @@ bit_exact_kernel with_accumulator(int acc_width, const node& n, Make&& make) {
 }
 
 // Element-wise add / sub / mul of two fixed tensors of the same shape (the broadcasting cases
-// run on the fallback path): exact in double when the result fits 53 bits.
+// run on the fallback path): exact in double (the lowering checked the exact result fits 53 bits).
 template <class Op>
-std::optional<bit_exact_kernel> make_binary_kernel(const node& n, const fixed_fmt& a, const fixed_fmt& b,
-                                                   const fixed_fmt& out_fmt) {
-  const fixed_fmt exact = std::is_same_v<Op, op::mul> ? product_format(a, b)
-                          : std::is_same_v<Op, op::sub> ? difference_format(a, b)
-                                                        : sum_format(a, b);
-  if (exact.width > 53) return std::nullopt;
+bit_exact_kernel make_binary_kernel(const node& n, const fixed_lowering& l) {
   return bit_exact_kernel{
-      fmt::format("{}: exact in {} bits, then cast to {} bits", n.op_name(), exact.width, out_fmt.width),
-      [exact, out_fmt](const kernel_args& args) {
+      fmt::format("{}: exact in {} bits, then cast to {} bits", n.op_name(), l.accumulator_width, l.output.width),
+      [out_fmt = l.output](const kernel_args& args) {
         const tensor& x = args.input(0);
         const tensor& w = args.input(1);
         tensor& y = args.output(0);
         require(x.shape() == w.shape(), "node {}: bit-exact {} needs operands of one shape", args.node_name,
-                                                    std::is_same_v<Op, op::mul> ? "mul" : "add/sub");
+                std::is_same_v<Op, op::mul> ? "mul" : "add/sub");
         const integer_range range = out_fmt.saturation_range();
         const double lo = static_cast<double>(range.lo);
         const double hi = static_cast<double>(range.hi);
@@ -360,8 +398,43 @@ std::optional<bit_exact_kernel> make_binary_kernel(const node& n, const fixed_fm
           r = r < lo ? lo : (r > hi ? hi : r);
           y.data()[i] = static_cast<float>(r * down);
         }
-        (void)exact;
       }};
+}
+
+inline bit_exact_kernel make_scale_shift_kernel(const fixed_lowering& l) {
+  auto scale = std::make_shared<const std::vector<std::int64_t>>(l.weight_codes);
+  auto shift = std::make_shared<const std::vector<std::int64_t>>(l.aligned_bias);
+  return bit_exact_kernel{
+      fmt::format("batch_norm2d: per-channel scale and shift, accumulator {} bits", l.accumulator_width),
+      [scale, shift, in = l.input, to = l.output, acc_frac = l.accumulator_frac()](const kernel_args& args) {
+        const tensor& v = args.input(0);
+        tensor& y = args.output(0);
+        const std::int64_t channels = v.shape()[1];
+        const std::int64_t plane = v.shape()[2] * v.shape()[3];
+        for (std::size_t i = 0; i < y.size(); ++i) {
+          const auto c = static_cast<std::size_t>((static_cast<std::int64_t>(i) / plane) % channels);
+          const std::int64_t acc = raw_of(v.data()[i], in.frac) * (*scale)[c] + (*shift)[c];
+          y.data()[i] = static_cast<float>(value_of(hardware_cast_raw(acc, acc_frac, to), to.frac));
+        }
+      }};
+}
+
+inline bit_exact_kernel make_lookup_kernel(const node& n, const fixed_lowering& l) {
+  auto table = std::make_shared<std::vector<float>>(l.table.size());
+  for (std::size_t i = 0; i < l.table.size(); ++i) (*table)[i] = static_cast<float>(value_of(l.table[i], l.output.frac));
+  return bit_exact_kernel{fmt::format("{}: lookup table of {} entries", n.op_name(), table->size()),
+                          [in = l.input, table](const kernel_args& args) {
+                            const tensor& v = args.input(0);
+                            tensor& y = args.output(0);
+                            const integer_range range = in.code_range();
+                            const double scale = std::ldexp(1.0, in.frac);
+                            for (std::size_t i = 0; i < y.size(); ++i) {
+                              // Inputs are exact codes (the evaluator casts them); the clamp only guards the index.
+                              const std::int64_t c =
+                                  std::clamp<std::int64_t>(std::llround(v.data()[i] * scale), range.lo, range.hi);
+                              y.data()[i] = (*table)[static_cast<std::size_t>(c - range.lo)];
+                            }
+                          }};
 }
 
 }  // namespace detail
@@ -385,106 +458,141 @@ inline std::optional<fixed_fmt> fixed_format_of(const node& n, std::string_view 
   return detail::fixed_entry(n, entry, entry.starts_with("data_out"));
 }
 
-// A bit-exact kernel for the node, or none if its op or formats have no integer semantics here
-// (the evaluator then runs it as in fake-quant mode). `parameters` are the quantized parameters.
-// (A template so that including this header compiles no kernel.)
+// The lowering of a node of a built-in op, or none when its op or formats have no integer
+// semantics here (the evaluator then runs it as in fake-quant mode; the emitter refuses it).
+// `parameters` are the node's quantized parameters. (A template so that including this header
+// compiles no op's lowering.)
 template <class Node>
-std::optional<bit_exact_kernel> make_bit_exact_kernel(const Node& n, const ordered_map<tensor>& parameters) {
+std::optional<fixed_lowering> lower_to_fixed(const Node& n, const ordered_map<tensor>& parameters) {
   using detail::fixed_entry;
   const std::optional<fixed_fmt> x = fixed_entry(n, "data_in_0");
   const std::optional<fixed_fmt> out = fixed_entry(n, "data_out_0", true);
   if (!x || !out) return std::nullopt;
-  return visit_op<std::optional<bit_exact_kernel>>(
+  fixed_lowering l{.input = *x, .output = *out};
+  return visit_op<std::optional<fixed_lowering>>(
       n.op,
-      [&](const auto& op) -> std::optional<bit_exact_kernel> {
+      [&](const auto& op) -> std::optional<fixed_lowering> {
         using Op = std::decay_t<decltype(op)>;
         if constexpr (std::is_same_v<Op, op::linear> || std::is_same_v<Op, op::conv1d> ||
                       std::is_same_v<Op, op::conv2d>) {
-          const std::optional<fixed_fmt> w = fixed_entry(n, "weight");
+          l.kind = lowering_kind::dot_product;
+          l.weight = fixed_entry(n, "weight");
           const auto weight = parameters.find("weight");
-          if (!w || weight == parameters.end()) return std::nullopt;
+          if (!l.weight || weight == parameters.end()) return std::nullopt;
           const auto bias = parameters.find("bias");
-          const bool has_bias = bias != parameters.end();
-          const std::optional<fixed_fmt> b = fixed_entry(n, "bias");
-          if (has_bias && !b) return std::nullopt;
-          const std::int64_t k = weight->second.shape().numel() / weight->second.shape()[0];  // in/groups · kernel
-          const int acc_width = linear_accumulator_width(*x, *w, k, has_bias ? b : std::nullopt);
-          return detail::with_accumulator(acc_width, n, [&](auto t) {
-            using T = decltype(t);
-            return detail::make_dot_product_kernel<T>(op, n, *x, *w, b, *out, weight->second,
-                                                      has_bias ? &bias->second : nullptr, acc_width);
-          });
+          if (bias != parameters.end()) {
+            l.bias = fixed_entry(n, "bias");
+            if (!l.bias) return std::nullopt;
+          }
+          l.weight_shape = weight->second.shape();
+          const std::int64_t k = l.weight_shape.numel() / l.weight_shape[0];  // in/groups · kernel
+          l.accumulator_width = linear_accumulator_width(*x, *l.weight, k, l.bias);
+          require(l.accumulator_width <= 63,
+                  "node {}: the bit-exact accumulator needs {} bits, more than int64 holds; use narrower formats",
+                  n.name, l.accumulator_width);
+          l.weight_codes = detail::codes_of(weight->second.values(), l.weight->frac);
+          if (l.bias) {
+            l.aligned_bias = detail::codes_of(bias->second.values(), l.bias->frac);
+            for (std::int64_t& c : l.aligned_bias) c = bias_to_accumulator_raw(c, l.bias->frac, l.accumulator_frac());
+          }
+          return l;
         } else if constexpr (std::is_same_v<Op, op::matmul> || std::is_same_v<Op, op::bmm>) {
-          const std::optional<fixed_fmt> y = fixed_entry(n, "data_in_1");
-          if (!y) return std::nullopt;
+          l.kind = lowering_kind::matmul;
+          l.other_input = fixed_entry(n, "data_in_1");
+          if (!l.other_input) return std::nullopt;
           const auto args_it = n.meta.common.args.find("data_in_0");
           const shape& a_shape = std::get<tensor_meta>(args_it->second).shape;
           const std::int64_t k = a_shape.empty() ? 1 : a_shape.back();
-          const int acc_width = dot_product_accumulator_width(*x, *y, k, false);
-          return detail::with_accumulator(acc_width, n, [&](auto t) {
-            return detail::make_matmul_kernel<decltype(t)>(n, *x, *y, *out, acc_width);
-          });
+          l.accumulator_width = dot_product_accumulator_width(*x, *l.other_input, k, false);
+          require(l.accumulator_width <= 63,
+                  "node {}: the bit-exact accumulator needs {} bits, more than int64 holds; use narrower formats",
+                  n.name, l.accumulator_width);
+          return l;
         } else if constexpr (std::is_same_v<Op, op::add> || std::is_same_v<Op, op::sub> ||
                              std::is_same_v<Op, op::mul>) {
-          const std::optional<fixed_fmt> y = fixed_entry(n, "data_in_1");
-          if (!y || n.inputs.size() != 2) return std::nullopt;
-          return detail::make_binary_kernel<Op>(n, *x, *y, *out);
+          l.kind = lowering_kind::elementwise;
+          l.other_input = fixed_entry(n, "data_in_1");
+          if (!l.other_input || n.inputs.size() != 2) return std::nullopt;
+          const fixed_fmt& y = *l.other_input;
+          l.accumulator_width = (std::is_same_v<Op, op::mul>   ? product_format(*x, y)
+                                 : std::is_same_v<Op, op::sub> ? difference_format(*x, y)
+                                                               : sum_format(*x, y))
+                                    .width;
+          if (l.accumulator_width > 53) return std::nullopt;  // exact in double
+          return l;
         } else if constexpr (std::is_same_v<Op, op::batch_norm2d>) {
-          const std::optional<fixed_fmt> w = fixed_entry(n, "weight"), b = fixed_entry(n, "bias");
-          if (!w || !b) return std::nullopt;  // no formats for the scale and shift
-          auto folded = std::make_shared<folded_batch_norm>(fold_batch_norm(n, *x, *w, *b));
-          if (folded->accumulator_width > 63) return std::nullopt;
-          const int acc_frac = x->frac + w->frac;
-          const fixed_fmt in = *x, to = *out;
-          return bit_exact_kernel{
-              fmt::format("batch_norm2d: per-channel scale and shift, accumulator {} bits", folded->accumulator_width),
-              [folded, in, to, acc_frac](const kernel_args& args) {
-                const tensor& v = args.input(0);
-                tensor& y = args.output(0);
-                const std::int64_t channels = v.shape()[1];
-                const std::int64_t plane = v.shape()[2] * v.shape()[3];
-                for (std::size_t i = 0; i < y.size(); ++i) {
-                  const auto c = static_cast<std::size_t>((static_cast<std::int64_t>(i) / plane) % channels);
-                  const std::int64_t acc = raw_of(v.data()[i], in.frac) * folded->scale[c] + folded->aligned_shift[c];
-                  y.data()[i] = static_cast<float>(value_of(hardware_cast_raw(acc, acc_frac, to), to.frac));
-                }
-              }};
+          l.kind = lowering_kind::scale_shift;
+          l.weight = fixed_entry(n, "weight");
+          l.bias = fixed_entry(n, "bias");
+          if (!l.weight || !l.bias) return std::nullopt;  // no formats for the scale and shift
+          folded_batch_norm folded = fold_batch_norm(n, *x, *l.weight, *l.bias);
+          if (folded.accumulator_width > 63) return std::nullopt;
+          l.accumulator_width = folded.accumulator_width;
+          l.weight_codes = std::move(folded.scale);
+          l.aligned_bias = std::move(folded.aligned_shift);
+          return l;
         } else if constexpr (std::is_same_v<Op, op::relu>) {
-          const fixed_fmt in = *x, to = *out;
-          return bit_exact_kernel{"relu: exact on codes", [in, to](const kernel_args& args) {
+          l.kind = lowering_kind::relu;
+          return l;
+        } else if constexpr (has_scalar_function<Op>) {
+          // A lookup table is a function of one input (pow with a tensor exponent has two).
+          if (n.inputs.size() != 1 || x->width > lut_max_input_width) return std::nullopt;
+          l.kind = lowering_kind::lookup_table;
+          l.table = detail::codes_of(activation_lut(op, *x, format(*out)), out->frac);
+          return l;
+        } else {
+          return std::nullopt;
+        }
+      },
+      [](const any_op&) -> std::optional<fixed_lowering> { return std::nullopt; });
+}
+
+// The kernel that runs a lowering of node n.
+template <class Node>
+bit_exact_kernel lowered_kernel(const Node& n, const fixed_lowering& l) {
+  return visit_op<bit_exact_kernel>(
+      n.op,
+      [&](const auto& op) -> bit_exact_kernel {
+        using Op = std::decay_t<decltype(op)>;
+        if constexpr (std::is_same_v<Op, op::linear> || std::is_same_v<Op, op::conv1d> ||
+                      std::is_same_v<Op, op::conv2d>) {
+          return detail::with_accumulator(l.accumulator_width, [&](auto t) {
+            return detail::make_dot_product_kernel<decltype(t)>(op, n, l);
+          });
+        } else if constexpr (std::is_same_v<Op, op::matmul> || std::is_same_v<Op, op::bmm>) {
+          return detail::with_accumulator(l.accumulator_width,
+                                          [&](auto t) { return detail::make_matmul_kernel<decltype(t)>(n, l); });
+        } else if constexpr (std::is_same_v<Op, op::add> || std::is_same_v<Op, op::sub> ||
+                             std::is_same_v<Op, op::mul>) {
+          return detail::make_binary_kernel<Op>(n, l);
+        } else if constexpr (std::is_same_v<Op, op::batch_norm2d>) {
+          return detail::make_scale_shift_kernel(l);
+        } else if constexpr (std::is_same_v<Op, op::relu>) {
+          return bit_exact_kernel{"relu: exact on codes", [in = l.input, to = l.output](const kernel_args& args) {
                                     const tensor& v = args.input(0);
                                     tensor& y = args.output(0);
                                     y.array() = v.array().max(0.0f);
                                     if (!(in == to)) hardware_cast(to, y.values(), y.values());
                                   }};
         } else if constexpr (has_scalar_function<Op>) {
-          // A lookup table is a function of one input (pow with a tensor exponent has two).
-          if (n.inputs.size() != 1 || x->width > lut_max_input_width) return std::nullopt;
-          const fixed_fmt in = *x;
-          auto table = std::make_shared<std::vector<float>>(activation_lut(op, in, format(*out)));
-          return bit_exact_kernel{
-              fmt::format("{}: lookup table of {} entries", n.op_name(), table->size()),
-              [in, table](const kernel_args& args) {
-                const tensor& v = args.input(0);
-                tensor& y = args.output(0);
-                const integer_range range = in.code_range();
-                const double scale = std::ldexp(1.0, in.frac);
-                for (std::size_t i = 0; i < y.size(); ++i) {
-                  // Inputs are exact codes (the evaluator casts them); the clamp only guards the index.
-                  const std::int64_t c = std::clamp<std::int64_t>(std::llround(v.data()[i] * scale), range.lo, range.hi);
-                  y.data()[i] = (*table)[static_cast<std::size_t>(c - range.lo)];
-                }
-              }};
+          return detail::make_lookup_kernel(n, l);
         } else {
-          return std::nullopt;
+          throw error(fmt::format("node {} ({}): no kernel runs this lowering", n.name, n.op_name()));
         }
       },
-      [&](const any_op& op) -> std::optional<bit_exact_kernel> {
-        // A user's op: its own rule, or none (then it runs as in fake-quant mode).
-        if constexpr (std::is_same_v<Node, node>)
-          if (const std::shared_ptr<const bit_exact_kernel> kernel = op.bit_exact(n)) return *kernel;
-        return std::nullopt;
+      [&](const any_op&) -> bit_exact_kernel {
+        throw error(fmt::format("node {} ({}): a user's op gives its own bit-exact kernel", n.name, n.op_name()));
       });
+}
+
+// A bit-exact kernel for a node of a user's op: its own rule (the op's bit_exact member), or none
+// (then it runs as in fake-quant mode).
+template <class Node>
+std::optional<bit_exact_kernel> user_bit_exact_kernel(const Node& n) {
+  if constexpr (std::is_same_v<Node, node>)
+    if (n.op.builtin_index() < 0)
+      if (const std::shared_ptr<const bit_exact_kernel> kernel = n.op.bit_exact(n)) return *kernel;
+  return std::nullopt;
 }
 
 }  // namespace mase::eval

@@ -125,6 +125,12 @@ public:
 
   // Whether the node runs an integer kernel in bit-exact mode (otherwise it runs as in fake-quant).
   bool runs_bit_exact(node_id id) const { return states_[id.index].bit_exact.has_value(); }
+  // The node's fixed-point lowering in bit-exact mode (what its kernel runs and the emitter
+  // renders); nullptr for a node of a user's op or one that runs as in fake-quant.
+  const eval::fixed_lowering* lowering(node_id id) const {
+    const auto& l = states_[id.index].lowering;
+    return l ? &*l : nullptr;
+  }
 
 private:
   struct node_state {
@@ -137,6 +143,7 @@ private:
     std::vector<std::optional<format>> result_formats;
     ordered_map<tensor> quantized_parameters;  // fake-quant / bit-exact parameters
     bool quantizes_parameters = false;
+    std::optional<eval::fixed_lowering> lowering;  // bit-exact mode, built-in ops
     std::optional<eval::bit_exact_kernel> bit_exact;
     std::vector<float> scratch;
     shape_list shapes;
@@ -275,7 +282,10 @@ void basic_evaluator<Graph>::plan() {
       }
       s.quantized_parameters.insert_or_assign(role, std::move(q));
     }
-    if (mode_ == eval_mode::bit_exact) s.bit_exact = eval::make_bit_exact_kernel(n, s.quantized_parameters);
+    if (mode_ == eval_mode::bit_exact) {
+      s.lowering = eval::lower_to_fixed(n, s.quantized_parameters);
+      s.bit_exact = s.lowering ? eval::lowered_kernel(n, *s.lowering) : eval::user_bit_exact_kernel(n);
+    }
   }
 }
 

@@ -28,7 +28,6 @@
 #include <mase/ir/graph.hpp>
 #include <mase/ir/op_traits.hpp>
 #include <mase/pass/add_hardware_metadata.hpp>
-#include <mase/quant/quantize.hpp>
 #include <mase/verilog/components.hpp>
 #include <mase/verilog/hex.hpp>
 
@@ -157,51 +156,6 @@ inline void write_text(const fs::path& path, std::string_view text) {
   file.write(text.data(), static_cast<std::streamsize>(text.size()));
   file.close();
   require(static_cast<bool>(file), "emit_verilog: cannot write {}", path.string());
-}
-
-// Codes of a parameter quantized exactly as the evaluator quantizes it.
-inline std::vector<std::int64_t> quantized_codes(const node& n, std::string_view role) {
-  const tensor& value = n.parameters.at(std::string(role));
-  const fixed_fmt f = fixed_of(n, role);
-  tensor q = value;
-  quantize(format(f), value.values(), value.shape(), q.values());
-  std::vector<std::int64_t> codes(q.size());
-  for (std::size_t i = 0; i < q.size(); ++i) codes[i] = eval::raw_of(q.data()[i], f.frac);
-  return codes;
-}
-
-// The bias of each output channel aligned to the accumulator (what the component adds).
-inline std::vector<std::int64_t> aligned_bias_codes(const node& n) {
-  const fixed_fmt x = fixed_of(n, "data_in_0"), w = fixed_of(n, "weight"), b = fixed_of(n, "bias");
-  std::vector<std::int64_t> codes = quantized_codes(n, "bias");
-  for (std::int64_t& c : codes) c = eval::bias_to_accumulator_raw(c, b.frac, x.frac + w.frac);
-  return codes;
-}
-
-inline int accumulator_width(const node& n) {
-  const tensor& weight = n.parameters.at("weight");
-  const std::int64_t k = weight.shape().numel() / weight.shape()[0];
-  const bool has_bias = n.parameters.find("bias") != n.parameters.end();
-  return eval::linear_accumulator_width(fixed_of(n, "data_in_0"), fixed_of(n, "weight"), k,
-                                        has_bias ? std::optional<fixed_fmt>(fixed_of(n, "bias")) : std::nullopt);
-}
-
-// An activation's table: the evaluator's own (eval::activation_lut), as output codes.
-inline std::vector<std::int64_t> lut_codes(const node& n) {
-  const fixed_fmt in = fixed_of(n, "data_in_0"), out = fixed_of(n, "data_out_0");
-  require(in.width <= eval::lut_max_input_width,
-          "emit_verilog: node {} ({}): its input is {} bits wide; a lookup table takes at most {}, so give "
-                      "the node a narrower data_in format",
-                      n.name, n.op_name(), in.width, eval::lut_max_input_width);
-  std::vector<float> table;
-  visit_op<void>(n.op, [&](const auto& op) {
-    using Op = std::decay_t<decltype(op)>;
-    if constexpr (eval::has_scalar_function<Op>) table = eval::activation_lut(op, in, format(out));
-  });
-  require(!table.empty(), "emit_verilog: node {} ({}) has no scalar function to tabulate", n.name, n.op_name());
-  std::vector<std::int64_t> codes(table.size());
-  for (std::size_t i = 0; i < table.size(); ++i) codes[i] = eval::raw_of(table[i], out.frac);
-  return codes;
 }
 
 inline std::string rom_file(std::span<const std::int64_t> codes, std::int64_t lanes_per_word, int width) {
@@ -371,8 +325,17 @@ private:
     return inputs;
   }
 
+  // The lowering the bit-exact evaluator runs for a component (its ROMs and derived parameters
+  // are rendered from it, never derived again here).
+  const eval::fixed_lowering& lowering_of(const node& n) const {
+    const eval::fixed_lowering* l = reference_->lowering(g_.id(n.name));
+    require(l != nullptr, "emit_verilog: node {} ({}) has no fixed-point lowering for its formats", n.name,
+            n.op_name());
+    return *l;
+  }
+
   void check_bit_exact_and_record() {
-    evaluator ev(g_, eval_mode::bit_exact);
+    evaluator& ev = reference_.emplace(g_, eval_mode::bit_exact);
     for (node_id id : components_) {
       const node& n = g_[id];
       const std::string& module = *n.meta.hardware.module;
@@ -448,17 +411,16 @@ private:
     for (const std::string& f : n.meta.hardware.dependence_files) modules.insert(f.substr(0, f.size() - 3));
     std::map<std::string, std::string> extra;  // parameters the emitter computes
     if (module == "mase_linear") {
+      const eval::fixed_lowering& l = lowering_of(n);
       const auto* lin = n.op.get_if<op::linear>();
       const std::int64_t p0 = param_int(n, "WEIGHT_PARALLELISM_DIM_0"), p1 = param_int(n, "WEIGHT_PARALLELISM_DIM_1");
-      const fixed_fmt w = fixed_of(n, "weight");
-      const int acc = accumulator_width(n);
-      extra["ACCUMULATOR_WIDTH"] = fmt::format("{}", acc);
+      extra["ACCUMULATOR_WIDTH"] = fmt::format("{}", l.accumulator_width);
       const std::vector<std::int64_t> ordered =
-          linear_weight_order(quantized_codes(n, "weight"), lin->out_features, lin->in_features, p0, p1);
-      write_text(dir / "rtl" / (n.name + "_weight.hex"), rom_file(ordered, p0 * p1, w.width));
+          linear_weight_order(l.weight_codes, lin->out_features, lin->in_features, p0, p1);
+      write_text(dir / "rtl" / (n.name + "_weight.hex"), rom_file(ordered, p0 * p1, l.weight->width));
       extra["WEIGHT_MEMFILE"] = fmt::format("\"rtl/{}_weight.hex\"", n.name);
-      if (lin->bias) {
-        write_text(dir / "rtl" / (n.name + "_bias.hex"), rom_file(aligned_bias_codes(n), p1, acc));
+      if (l.bias) {
+        write_text(dir / "rtl" / (n.name + "_bias.hex"), rom_file(l.aligned_bias, p1, l.accumulator_width));
         extra["BIAS_MEMFILE"] = fmt::format("\"rtl/{}_bias.hex\"", n.name);
       }
       info_.linear_layers.push_back({.node = n.name, .macs_per_sample = lin->in_features * lin->out_features *
@@ -466,31 +428,29 @@ private:
                                      .multipliers = p0 * p1});
       info_.multipliers += p0 * p1;
     } else if (module == "mase_conv2d") {
-      const int acc = accumulator_width(n);
-      extra["ACCUMULATOR_WIDTH"] = fmt::format("{}", acc);
-      write_text(dir / "rtl" / (n.name + "_weight.hex"), rom_file(quantized_codes(n, "weight"), 1, fixed_of(n, "weight").width));
+      const eval::fixed_lowering& l = lowering_of(n);
+      extra["ACCUMULATOR_WIDTH"] = fmt::format("{}", l.accumulator_width);
+      write_text(dir / "rtl" / (n.name + "_weight.hex"), rom_file(l.weight_codes, 1, l.weight->width));
       extra["WEIGHT_MEMFILE"] = fmt::format("\"rtl/{}_weight.hex\"", n.name);
-      if (n.parameters.find("bias") != n.parameters.end()) {
-        write_text(dir / "rtl" / (n.name + "_bias.hex"), rom_file(aligned_bias_codes(n), 1, acc));
+      if (l.bias) {
+        write_text(dir / "rtl" / (n.name + "_bias.hex"), rom_file(l.aligned_bias, 1, l.accumulator_width));
         extra["BIAS_MEMFILE"] = fmt::format("\"rtl/{}_bias.hex\"", n.name);
       }
       info_.multipliers += param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
     } else if (module == "mase_matmul") {
-      const std::int64_t k = entry_meta(n, "data_in_0")->shape.back();
-      extra["ACCUMULATOR_WIDTH"] = fmt::format(
-          "{}", eval::dot_product_accumulator_width(fixed_of(n, "data_in_0"), fixed_of(n, "data_in_1"), k, false));
+      extra["ACCUMULATOR_WIDTH"] = fmt::format("{}", lowering_of(n).accumulator_width);
       info_.multipliers += param_int(n, "DATA_IN_0_PARALLELISM_DIM_0") * param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
     } else if (module == "mase_batch_norm") {
-      const fixed_fmt x = fixed_of(n, "data_in_0"), w = fixed_of(n, "weight");
-      const eval::folded_batch_norm folded = eval::fold_batch_norm(n, x, w, fixed_of(n, "bias"));
-      extra["ACCUMULATOR_WIDTH"] = fmt::format("{}", folded.accumulator_width);
-      write_text(dir / "rtl" / (n.name + "_scale.hex"), rom_file(folded.scale, 1, w.width));
-      write_text(dir / "rtl" / (n.name + "_shift.hex"), rom_file(folded.aligned_shift, 1, folded.accumulator_width));
+      const eval::fixed_lowering& l = lowering_of(n);
+      extra["ACCUMULATOR_WIDTH"] = fmt::format("{}", l.accumulator_width);
+      write_text(dir / "rtl" / (n.name + "_scale.hex"), rom_file(l.weight_codes, 1, l.weight->width));
+      write_text(dir / "rtl" / (n.name + "_shift.hex"), rom_file(l.aligned_bias, 1, l.accumulator_width));
       extra["SCALE_MEMFILE"] = fmt::format("\"rtl/{}_scale.hex\"", n.name);
       extra["SHIFT_MEMFILE"] = fmt::format("\"rtl/{}_shift.hex\"", n.name);
       info_.multipliers += param_int(n, "DATA_IN_0_PARALLELISM_DIM_0");
     } else if (module == "mase_lut") {
-      write_text(dir / "rtl" / (n.name + "_lut.hex"), rom_file(lut_codes(n), 1, fixed_of(n, "data_out_0").width));
+      const eval::fixed_lowering& l = lowering_of(n);
+      write_text(dir / "rtl" / (n.name + "_lut.hex"), rom_file(l.table, 1, l.output.width));
       extra["LUT_MEMFILE"] = fmt::format("\"rtl/{}_lut.hex\"", n.name);
     } else if (module == "mase_binary" && param_int(n, "OPERATION") == 2) {
       info_.multipliers += param_int(n, "DATA_IN_0_PARALLELISM_DIM_0");
@@ -685,6 +645,7 @@ private:
 
   const graph& g_;
   const emit_options& options_;
+  std::optional<evaluator> reference_;  // bit-exact: the testbench's golden model, and each component's lowering
   std::vector<node_id> components_;
   std::vector<stream_source> sources_;
   std::map<std::size_t, std::size_t> sources_index_;
