@@ -4,17 +4,12 @@
 // and, with ceil_mode, the ceiling instead, dropping a last window that would start in the right
 // padding. Every shape check also runs in a static_assert, since static graphs use the same rules.
 
-#include <mase/ir/op/adaptive_avg_pool1d.hpp>
-#include <mase/ir/op/adaptive_avg_pool2d.hpp>
+#include <mase/ir/op/adaptive_avg_pool.hpp>
 #include <mase/ir/op/avg_pool1d.hpp>
 #include <mase/ir/op/avg_pool2d.hpp>
 #include <mase/ir/op/avg_pool3d.hpp>
-#include <mase/ir/op/batch_norm1d.hpp>
-#include <mase/ir/op/batch_norm2d.hpp>
-#include <mase/ir/op/batch_norm3d.hpp>
-#include <mase/ir/op/conv1d.hpp>
-#include <mase/ir/op/conv2d.hpp>
-#include <mase/ir/op/conv3d.hpp>
+#include <mase/ir/op/batch_norm.hpp>
+#include <mase/ir/op/conv.hpp>
 #include <mase/ir/op/elu.hpp>
 #include <mase/ir/op/embedding.hpp>
 #include <mase/ir/op/gelu.hpp>
@@ -24,9 +19,7 @@
 #include <mase/ir/op/hardtanh.hpp>
 #include <mase/ir/op/layer_norm.hpp>
 #include <mase/ir/op/leaky_relu.hpp>
-#include <mase/ir/op/max_pool1d.hpp>
-#include <mase/ir/op/max_pool2d.hpp>
-#include <mase/ir/op/max_pool3d.hpp>
+#include <mase/ir/op/max_pool.hpp>
 #include <mase/ir/op/relu6.hpp>
 #include <mase/ir/op/rms_norm.hpp>
 #include <mase/ir/op/selu.hpp>

@@ -4,8 +4,7 @@
 // torch.tile's implicit ones, Tensor.expand's -1, ONNX Gather's index-shaped middle). Every shape
 // check runs twice: in a static_assert and at run time.
 
-#include <mase/ir/op/conv_transpose1d.hpp>
-#include <mase/ir/op/conv_transpose2d.hpp>
+#include <mase/ir/op/conv_transpose.hpp>
 #include <mase/ir/op/expand.hpp>
 #include <mase/ir/op/index_select.hpp>
 #include <mase/ir/op/pad.hpp>

@@ -2,9 +2,9 @@
 // PyTorch's documented output-size formulas), formats carried as template arguments, iteration
 // over typed node descriptors, and conversion to the dynamic graph node by node.
 
-#include <mase/ir/op/conv2d.hpp>
+#include <mase/ir/op/conv.hpp>
 #include <mase/ir/op/flatten.hpp>
-#include <mase/ir/op/max_pool2d.hpp>
+#include <mase/ir/op/max_pool.hpp>
 #include <mase/ir/static_graph.hpp>
 
 #include <algorithm>

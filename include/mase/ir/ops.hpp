@@ -5,8 +5,7 @@
 // docs/extending.md).
 
 #include <mase/ir/op/abs.hpp>
-#include <mase/ir/op/adaptive_avg_pool1d.hpp>
-#include <mase/ir/op/adaptive_avg_pool2d.hpp>
+#include <mase/ir/op/adaptive_avg_pool.hpp>
 #include <mase/ir/op/add.hpp>
 #include <mase/ir/op/any_op.hpp>
 #include <mase/ir/op/amax.hpp>
@@ -14,19 +13,14 @@
 #include <mase/ir/op/avg_pool1d.hpp>
 #include <mase/ir/op/avg_pool2d.hpp>
 #include <mase/ir/op/avg_pool3d.hpp>
-#include <mase/ir/op/batch_norm1d.hpp>
-#include <mase/ir/op/batch_norm2d.hpp>
-#include <mase/ir/op/batch_norm3d.hpp>
+#include <mase/ir/op/batch_norm.hpp>
 #include <mase/ir/op/bmm.hpp>
 #include <mase/ir/op/cat.hpp>
 #include <mase/ir/op/compare.hpp>
 #include <mase/ir/op/ceil.hpp>
 #include <mase/ir/op/constant.hpp>
-#include <mase/ir/op/conv1d.hpp>
-#include <mase/ir/op/conv2d.hpp>
-#include <mase/ir/op/conv3d.hpp>
-#include <mase/ir/op/conv_transpose1d.hpp>
-#include <mase/ir/op/conv_transpose2d.hpp>
+#include <mase/ir/op/conv.hpp>
+#include <mase/ir/op/conv_transpose.hpp>
 #include <mase/ir/op/div.hpp>
 #include <mase/ir/op/dropout.hpp>
 #include <mase/ir/op/elu.hpp>
@@ -53,9 +47,7 @@
 #include <mase/ir/op/logical.hpp>
 #include <mase/ir/op/log_softmax.hpp>
 #include <mase/ir/op/matmul.hpp>
-#include <mase/ir/op/max_pool1d.hpp>
-#include <mase/ir/op/max_pool2d.hpp>
-#include <mase/ir/op/max_pool3d.hpp>
+#include <mase/ir/op/max_pool.hpp>
 #include <mase/ir/op/maximum.hpp>
 #include <mase/ir/op/mean.hpp>
 #include <mase/ir/op/minimum.hpp>

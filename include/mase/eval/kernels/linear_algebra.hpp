@@ -17,11 +17,8 @@
 #include <mase/core/tensor.hpp>
 #include <mase/eval/kernel.hpp>
 #include <mase/ir/op/bmm.hpp>
-#include <mase/ir/op/conv1d.hpp>
-#include <mase/ir/op/conv2d.hpp>
-#include <mase/ir/op/conv3d.hpp>
-#include <mase/ir/op/conv_transpose1d.hpp>
-#include <mase/ir/op/conv_transpose2d.hpp>
+#include <mase/ir/op/conv.hpp>
+#include <mase/ir/op/conv_transpose.hpp>
 #include <mase/ir/op/embedding.hpp>
 #include <mase/ir/op/linear.hpp>
 #include <mase/ir/op/matmul.hpp>

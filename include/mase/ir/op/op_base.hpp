@@ -176,6 +176,16 @@ struct hardware_mapping {
 };
 inline constexpr hardware_mapping wired_through{};
 
+// A facet that only some members of an op family have, for example
+//   static constexpr auto hardware = facet_when<Rank == 2>(hardware_mapping{"mase_conv2d"});
+// in op::conv<Rank>: the other ranks get an absent_facet, which passes read as no facet.
+struct absent_facet {};
+template <bool Present, class Facet>
+constexpr auto facet_when(Facet facet) noexcept {
+  if constexpr (Present) return facet;
+  else return absent_facet{};
+}
+
 // The op contract (see the top of this file). parameters() is optional.
 template <class T>
 concept op_type = std::is_aggregate_v<T> && std::equality_comparable<T> && requires(const T& op, std::span<const shape> in) {

@@ -2,6 +2,7 @@
 // Shape rules several ops share: one definition each (broadcasting, dimension normalisation,
 // the output size of a sliding window).
 
+#include <mase/core/fixed_string.hpp>
 #include <mase/ir/op/op_base.hpp>
 
 namespace mase::shape_rules {
@@ -166,6 +167,29 @@ constexpr std::int64_t feature_rows(const shape& s) noexcept {
   if (s.empty()) return 1;
   return s.back() == 0 ? 0 : s.numel() / s.back();
 }
+
+// Text for the messages of the rank families (op::conv<Rank>, …), built at compile time.
+// The spatial dimensions' letters, as PyTorch's documentation names them: "L", "H, W", "D, H, W".
+template <int Rank>
+inline constexpr auto spatial_letters = [] {
+  static_assert(Rank >= 1 && Rank <= 3, "PyTorch's window ops are 1-, 2- or 3-d");
+  if constexpr (Rank == 1) return fixed_string("L");
+  else if constexpr (Rank == 2) return fixed_string("H, W");
+  else return fixed_string("D, H, W");
+}();
+// What a window parameter of Rank dims may hold: "exactly 1 entry", "1 or 2 entries".
+template <int Rank>
+inline constexpr auto window_entry_counts = [] {
+  if constexpr (Rank == 1) return fixed_string("exactly 1 entry");
+  else return joined<"1 or ", digit_text<Rank>, " entries">;
+}();
+// A window op's input: "[N, C, H, W] or unbatched [C, H, W]".
+template <int Rank>
+inline constexpr auto batched_or_unbatched =
+    joined<"[N, C, ", spatial_letters<Rank>, "] or unbatched [C, ", spatial_letters<Rank>, "]">;
+// The name of a family's member: ranked_name<"conv", 2> is "conv2d".
+template <fixed_string Family, int Rank>
+inline constexpr auto ranked_name = joined<Family, digit_text<Rank>, "d">;
 
 // The errors sliding_window reports; each op using it spells them with its own name first.
 struct window_errors {
