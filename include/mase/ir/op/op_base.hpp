@@ -97,13 +97,17 @@ using shape_list = small_list<shape, 16>;
 struct shape_result {
   shape_list shapes;
   const char* error = nullptr;  // a fixed message; nullptr when the shapes fit
+  // Whether error is set, kept apart: comparing the address of a message joined at compile time
+  // (joined<…>) with nullptr is not a constant expression under -fsanitize=undefined, and shape
+  // rules run at compile time.
+  bool failed = false;
 
-  constexpr bool ok() const noexcept { return error == nullptr; }
+  constexpr bool ok() const noexcept { return !failed; }
 };
 
 constexpr shape_result shape_ok(const shape& s) { return {.shapes = {s}}; }
 constexpr shape_result shape_ok(const shape_list& s) { return {.shapes = s}; }
-constexpr shape_result shape_error(const char* why) { return {.shapes = {}, .error = why}; }
+constexpr shape_result shape_error(const char* why) { return {.shapes = {}, .error = why, .failed = true}; }
 
 // A stored tensor an op owns (weight, bias, running statistics), with the shape it must have.
 struct parameter_spec {
