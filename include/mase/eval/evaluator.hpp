@@ -94,29 +94,15 @@ public:
   // Runs the graph. Returns the graph's results (the output node's inputs, in order), valid
   // until the next run. Every placeholder must be given; an input's shape may differ from the
   // placeholder's declared one (another batch size) if every op accepts the new shapes.
-  std::span<const tensor> run(named_inputs inputs) {
-    bind_inputs(inputs);
-    execute({});
-    return final_results_;
-  }
-  std::span<const tensor> run(const ordered_map<tensor>& inputs) {
-    bind_inputs(inputs);
-    execute({});
-    return final_results_;
-  }
+  std::span<const tensor> run(named_inputs inputs) { return bind_and_execute(inputs, {}); }
+  std::span<const tensor> run(const ordered_map<tensor>& inputs) { return bind_and_execute(inputs, {}); }
   // A graph with a single placeholder.
-  std::span<const tensor> run(const tensor& x) {
-    bind_inputs(x);
-    execute({});
-    return final_results_;
-  }
+  std::span<const tensor> run(const tensor& x) { return bind_and_execute(x, {}); }
 
   // The same, calling on_node(const node_run&) after each node (statistics, recorded values).
   template <class Inputs, class Observer>
   std::span<const tensor> run_with(const Inputs& inputs, Observer&& on_node) {
-    bind_inputs(inputs);
-    execute(node_observer(on_node));
-    return final_results_;
+    return bind_and_execute(inputs, node_observer(on_node));
   }
 
   // A node's results from the last run (for inspection and tests).
@@ -226,6 +212,12 @@ private:
   }
 
   void execute(node_observer on_node);
+  template <class Inputs>
+  std::span<const tensor> bind_and_execute(const Inputs& inputs, node_observer on_node) {
+    bind_inputs(inputs);
+    execute(on_node);
+    return final_results_;
+  }
 
   void gather_inputs(const node& n, node_state& s);
 

@@ -205,7 +205,7 @@ inline quantize_config quantize_config_from_toml(const toml::table& root, const 
     // graph's nodes when the pass runs, which knows its quantization facet.
     const bool user_op = options.ops != nullptr && options.ops->contains(key) &&
                          std::find(op_names().begin(), op_names().end(), key) == op_names().end();
-    if (config.by == quantize_by::type && user_op) config.source.user_op_keys.push_back(key);
+    if (config.by == quantize_by::type && user_op) config.user_op_types.push_back(key);
     else if (config.by == quantize_by::type) check_op_key(resolve_entry(source, key, c, true));
     config.entries.emplace_back(key, std::move(c));
   }

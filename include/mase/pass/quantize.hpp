@@ -127,9 +127,6 @@ using node_quantize_config = std::variant<quant_config, operand_formats, bypass>
 struct config_source {
   std::string file{};   // empty: built in C++
   std::string table{};  // the table holding the entries: "passes.quantize", or "" at the top level
-  // by = "type" keys that the loader's vocabulary named as a user's ops: like mase's own ops, an
-  // entry for one matches no node in a graph that has none.
-  std::vector<std::string> user_op_keys{};
 };
 
 struct quantize_config {
@@ -142,11 +139,15 @@ struct quantize_config {
   // Not a TOML key: give results the config leaves float a fixed-point format the hardware
   // components take (see the top of this file); the hardware flow sets it.
   bool hardware_formats = false;
+  // by = "type" keys that name a user's op (the TOML loader fills it from the vocabulary it was
+  // given): like an entry for one of mase's own ops, such an entry matches no node in a graph
+  // without that op, where an unknown op type is refused.
+  std::vector<std::string> user_op_types{};
   config_source source{};  // not part of the value: two configs are equal whatever their origin
 
   friend bool operator==(const quantize_config& a, const quantize_config& b) {
     return a.by == b.by && a.default_config == b.default_config && a.entries == b.entries && a.report == b.report &&
-           a.hardware_formats == b.hardware_formats;
+           a.hardware_formats == b.hardware_formats && a.user_op_types == b.user_op_types;
   }
 };
 
@@ -659,7 +660,7 @@ inline void apply_formats(node& n, const quantizable_op& q, const resolved_entry
 }
 
 // by type: the key must be an op MASE quantizes.
-inline void check_op_key(const graph& g, const resolved_entry& e, std::span<const std::string> user_op_keys = {}) {
+inline void check_op_key(const graph& g, const resolved_entry& e, std::span<const std::string> user_op_types = {}) {
   if (const std::optional<quantizable_op> q = find_quantizable(g, e.key)) {
     check_operands_fit(e, *q, fmt::format("op {}", e.key));
     return;
@@ -667,7 +668,7 @@ inline void check_op_key(const graph& g, const resolved_entry& e, std::span<cons
   bool in_graph = false;  // a user's op without a quantization facet
   g.for_each_node([&](const node& n) { in_graph = in_graph || n.op_name() == e.key; });
   // A user's op the config's vocabulary vouched for matches nothing here, as a built-in op would.
-  if (!in_graph && std::find(user_op_keys.begin(), user_op_keys.end(), e.key) != user_op_keys.end()) return;
+  if (!in_graph && std::find(user_op_types.begin(), user_op_types.end(), e.key) != user_op_types.end()) return;
   if (std::find(mase_only_quantizable_ops.begin(), mase_only_quantizable_ops.end(), e.key) !=
       mase_only_quantizable_ops.end())
     throw error(fmt::format("{}: mase has no {} op, so no node can match; remove the entry", e.where, e.key));
@@ -741,7 +742,7 @@ struct quantize_pass {
       entries.push_back(resolve_entry(config.source, key, entry.second, names_one_op));
       const resolved_entry& e = entries.back();
       if (config.by == quantize_by::type) {
-        check_op_key(g, e, config.source.user_op_keys);
+        check_op_key(g, e, config.user_op_types);
       } else if (config.by == quantize_by::name) {
         check_name_key(g, e);
       } else {
