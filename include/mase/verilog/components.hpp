@@ -21,36 +21,53 @@
 #include <mase/verilog/rtl/mase_window_sweep.hpp>
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
 namespace mase::verilog {
 
-inline constexpr std::array<std::pair<std::string_view, std::string_view>, 15> component_library{{
-    {"mase_batch_norm", rtl::mase_batch_norm},
-    {"mase_binary", rtl::mase_binary},
-    {"mase_cast", rtl::mase_cast},
-    {"mase_conv2d", rtl::mase_conv2d},
-    {"mase_fifo", rtl::mase_fifo},
-    {"mase_lanes", rtl::mase_lanes},
-    {"mase_linear", rtl::mase_linear},
-    {"mase_lut", rtl::mase_lut},
-    {"mase_matmul", rtl::mase_matmul},
-    {"mase_pool2d", rtl::mase_pool2d},
-    {"mase_relu", rtl::mase_relu},
-    {"mase_rom", rtl::mase_rom},
-    {"mase_row_buffer", rtl::mase_row_buffer},
-    {"mase_tile_accumulate", rtl::mase_tile_accumulate},
-    {"mase_window_sweep", rtl::mase_window_sweep},
-}};
+// One of mase's RTL modules: its name, its SystemVerilog text, and what the emitter must know of
+// its timing.
+struct component {
+  std::string_view module;
+  std::string_view source;
+  // How many samples it may hold before its output appears (its input banks and output register):
+  // a fork's FIFOs are sized from the sum along a branch.
+  std::int64_t samples_held = 1;
+};
+
+// mase's modules (an op's hardware facet names one; the emitter adds the internal ones).
+inline constexpr std::array component_library{
+    component{"mase_batch_norm", rtl::mase_batch_norm},
+    component{"mase_binary", rtl::mase_binary},
+    component{"mase_cast", rtl::mase_cast},
+    component{"mase_conv2d", rtl::mase_conv2d, 2},  // the two-bank sample buffer
+    component{"mase_fifo", rtl::mase_fifo},
+    component{"mase_lanes", rtl::mase_lanes},
+    component{"mase_linear", rtl::mase_linear, 3},  // two input banks, the output register
+    component{"mase_lut", rtl::mase_lut},
+    component{"mase_matmul", rtl::mase_matmul, 3},  // as mase_linear
+    component{"mase_pool2d", rtl::mase_pool2d, 2},  // as mase_conv2d
+    component{"mase_relu", rtl::mase_relu},
+    component{"mase_rom", rtl::mase_rom},
+    component{"mase_row_buffer", rtl::mase_row_buffer},
+    component{"mase_tile_accumulate", rtl::mase_tile_accumulate},
+    component{"mase_window_sweep", rtl::mase_window_sweep},
+};
+
+// mase's module called `module`, or nullptr.
+constexpr const component* find_component(std::string_view module) noexcept {
+  for (const component& c : component_library)
+    if (c.module == module) return &c;
+  return nullptr;
+}
 
 inline std::string_view component_source(std::string_view module) {
-  for (const auto& [name, text] : component_library)
-    if (name == module) return text;
+  if (const component* c = find_component(module)) return c->source;
   throw error(fmt::format("emit_verilog: no component module named {}", module));
 }
 

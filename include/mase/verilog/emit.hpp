@@ -182,11 +182,11 @@ inline std::int64_t round_up_to_power_of_two(std::int64_t v) {
   return static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(std::max<std::int64_t>(v, 2))));
 }
 
-// How many samples a component may hold before its output (for FIFO depths on forks).
+// How many samples a component may hold before its output (for FIFO depths on forks): a user's
+// module, one.
 inline std::int64_t samples_held(std::string_view module) {
-  if (module == "mase_linear" || module == "mase_matmul") return 3;  // two input banks, the output register
-  if (module == "mase_conv2d" || module == "mase_pool2d") return 2;
-  return 1;
+  const component* c = find_component(module);
+  return c != nullptr ? c->samples_held : 1;
 }
 
 class emitter {
