@@ -45,6 +45,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace mase {
 
@@ -213,6 +214,74 @@ inline quantize_config quantize_config_from_toml(const toml::table& root, const 
 }
 
 }  // namespace detail
+
+namespace detail {
+
+inline std::string toml_string(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      out += fmt::format("\\u{:04x}", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      continue;
+    }
+    out += c;
+  }
+  return out + '"';
+}
+
+inline std::string toml_value(const quant_config_value& v) {
+  struct {
+    std::string operator()(bool b) const { return b ? "true" : "false"; }
+    std::string operator()(std::int64_t i) const { return fmt::format("{}", i); }
+    // Shortest text that reads back as the same double, always with a '.' or an exponent.
+    std::string operator()(double d) const {
+      std::string text = fmt::format("{}", d);
+      if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
+      return text;
+    }
+    std::string operator()(const std::string& s) const { return toml_string(s); }
+    std::string operator()(const std::vector<std::int64_t>& list) const { return fmt::format("[{}]", fmt::join(list, ", ")); }
+  } text;
+  return std::visit(text, v);
+}
+
+}  // namespace detail
+
+// `config` in MASE's transform layout ([passes.quantize]), which load_quantize_config reads back
+// equal. `comment` (lines without '#') goes first. Entries given as operand_formats have no MASE
+// keys: mase::error naming the entry.
+inline std::string quantize_config_to_toml(const quantize_config& config, std::string_view comment = {}) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < comment.size()) {
+    const std::size_t end = std::min(comment.find('\n', at), comment.size());
+    out += fmt::format("# {}\n", comment.substr(at, end - at));
+    at = end + 1;
+  }
+  out += fmt::format("[passes.quantize]\nby = \"{}\"\n", to_string(config.by));
+  if (config.report) out += "report = true\n";
+  const auto write_entry = [&](std::string_view key, const node_quantize_config& c) {
+    out += fmt::format("\n[passes.quantize.{}.config]\n", detail::toml_key(key));
+    if (std::holds_alternative<bypass>(c)) {
+      out += "bypass = true\n";
+      return;
+    }
+    const quant_config* keys = std::get_if<quant_config>(&c);
+    if (keys == nullptr)
+      throw error(fmt::format("quantize config entry \"{}\" gives formats, not MASE keys, so it has no TOML form; "
+                              "give it as a quant_config",
+                              key));
+    // "name" first, as MASE's files do; then the rest in key order.
+    if (const auto name = keys->find("name"); name != keys->end())
+      out += fmt::format("name = {}\n", detail::toml_value(name->second));
+    for (const auto& [k, v] : *keys)
+      if (k != "name") out += fmt::format("{} = {}\n", detail::toml_key(k), detail::toml_value(v));
+  };
+  if (config.default_config) write_entry("default", *config.default_config);
+  for (const auto& [key, c] : config.entries) write_entry(key, c);
+  return out;
+}
 
 // A quantize config from TOML text; `file` names the source in messages.
 inline quantize_config parse_quantize_config(std::string_view text, std::string_view file = "<string>",

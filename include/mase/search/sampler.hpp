@@ -1,0 +1,260 @@
+#pragma once
+// Samplers: where the next trials go, from the trials that finished. Random, grid (MASE's
+// "brute-force") and TPE, the Tree-structured Parzen Estimator (Bergstra et al. 2011) as Optuna
+// runs it by default: independent per dimension, every dimension categorical.
+//
+// Trials are asked for in batches of a fixed size; a batch sees the trials of earlier batches
+// only and draws from a generator seeded by the search's seed and the batch's number, so a
+// search repeats exactly whatever the number of threads or processes, and resumes exactly.
+
+#include <mase/search/pareto.hpp>
+#include <mase/search/space.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mase::search {
+
+// A 64-bit generator whose streams are the same on every platform (std's distributions are
+// not), with the two draws the samplers need.
+class random_stream {
+public:
+  explicit random_stream(std::uint64_t seed) : state_(seed) {}
+  // splitmix64 (Steele, Lea, Flood 2014): every seed, 0 included, gives a full-period stream.
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, n), n > 0, without modulo bias (rejection).
+  std::uint64_t below(std::uint64_t n) {
+    const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % n;
+    std::uint64_t x = next();
+    while (x >= limit) x = next();
+    return x % n;
+  }
+  // Uniform in [0, 1).
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+private:
+  std::uint64_t state_;
+};
+
+// The generator of batch `batch` of a search seeded `seed`.
+inline random_stream batch_stream(std::uint64_t seed, std::uint64_t batch) {
+  random_stream mix(seed ^ 0x6d617365ULL);  // "mase"
+  const std::uint64_t a = mix.next();
+  return random_stream(a ^ random_stream(batch).next());
+}
+
+// A finished trial as a sampler sees it: its point and its objective values, each minimized.
+struct observation {
+  std::size_t number = 0;
+  const point* choices = nullptr;
+  objective_vector values;
+};
+
+class sampler {
+public:
+  virtual ~sampler() = default;
+  virtual std::string_view name() const = 0;
+  // The points of trials first, first + 1, …, at most `count` of them (fewer when the sampler
+  // has nothing more to try, as grid at the end of its space).
+  virtual std::vector<point> ask(const search_space& space, std::span<const observation> history, std::size_t first,
+                                 std::size_t count, random_stream& random) = 0;
+};
+
+// Every index uniformly and independently.
+class random_sampler final : public sampler {
+public:
+  std::string_view name() const override { return "random"; }
+  static point draw(const search_space& space, random_stream& random) {
+    point p(space.dimensions.size());
+    for (std::size_t i = 0; i < p.size(); ++i)
+      p[i] = static_cast<std::uint32_t>(random.below(space.dimensions[i].choices.size()));
+    return p;
+  }
+  std::vector<point> ask(const search_space& space, std::span<const observation>, std::size_t, std::size_t count,
+                         random_stream& random) override {
+    std::vector<point> points;
+    for (std::size_t k = 0; k < count; ++k) points.push_back(draw(space, random));
+    return points;
+  }
+};
+
+// Every point in turn (MASE's brute-force), the last dimension fastest; trial n is point n.
+class grid_sampler final : public sampler {
+public:
+  std::string_view name() const override { return "grid"; }
+  std::vector<point> ask(const search_space& space, std::span<const observation>, std::size_t first,
+                         std::size_t count, random_stream&) override {
+    std::vector<point> points;
+    for (std::size_t n = first; n < first + count && static_cast<double>(n) < space.size(); ++n) {
+      point p(space.dimensions.size());
+      std::size_t rest = n;
+      for (std::size_t i = p.size(); i-- > 0;) {
+        const std::size_t k = space.dimensions[i].choices.size();
+        p[i] = static_cast<std::uint32_t>(rest % k);
+        rest /= k;
+      }
+      points.push_back(std::move(p));
+    }
+    return points;
+  }
+};
+
+// Optuna's TPESampler defaults, categorical and independent: the first `startup_trials` points
+// are random; then the finished trials split into the best gamma(n) = min(ceil(0.1 n), 25) and
+// the rest, each side's choices of a dimension make a Parzen mixture (one kernel per trial,
+// weighted by Optuna's default_weights, plus a uniform prior), and of `candidates` draws from the
+// good side's mixture the one with the largest l(x) / g(x) is kept. With several objectives the
+// trials are ordered by non-dominated rank, then by crowding distance (NSGA-II's order), where
+// Optuna's MOTPE uses hypervolume contributions.
+class tpe_sampler final : public sampler {
+public:
+  struct options {
+    std::size_t startup_trials = 10;
+    std::size_t candidates = 24;
+    double prior_weight = 1.0;
+  };
+  tpe_sampler() = default;
+  explicit tpe_sampler(options o) : options_(o) {}
+  std::string_view name() const override { return "tpe"; }
+
+  std::vector<point> ask(const search_space& space, std::span<const observation> history, std::size_t,
+                         std::size_t count, random_stream& random) override {
+    std::vector<point> points;
+    if (history.size() < options_.startup_trials) {
+      for (std::size_t k = 0; k < count; ++k) points.push_back(random_sampler::draw(space, random));
+      return points;
+    }
+    const auto [good, bad] = split(history);
+    for (std::size_t k = 0; k < count; ++k) {
+      point p(space.dimensions.size());
+      for (std::size_t d = 0; d < p.size(); ++d) {
+        const std::size_t choices = space.dimensions[d].choices.size();
+        const std::vector<double> l = mixture(history, good, d, choices), g = mixture(history, bad, d, choices);
+        double best_score = -std::numeric_limits<double>::infinity();
+        std::uint32_t best = 0;
+        for (std::size_t c = 0; c < options_.candidates; ++c) {
+          const std::uint32_t x = draw_from(l, random);
+          const double score = std::log(l[x]) - std::log(g[x]);
+          if (score > best_score) best_score = score, best = x;
+        }
+        p[d] = best;
+      }
+      points.push_back(std::move(p));
+    }
+    return points;
+  }
+
+  // Optuna's default_weights: equal for up to 25 trials; beyond, the newest 25 weigh 1 and the
+  // older ones ramp linearly from 1/n up to 1 (oldest lightest). `members` in trial order.
+  static std::vector<double> default_weights(std::size_t n) {
+    std::vector<double> w(n, 1.0);
+    if (n < 25) return w;
+    const std::size_t ramp = n - 25;
+    for (std::size_t i = 0; i < ramp; ++i)
+      w[i] = ramp == 1 ? 1.0 / static_cast<double>(n)
+                       : 1.0 / static_cast<double>(n) +
+                             (1.0 - 1.0 / static_cast<double>(n)) * static_cast<double>(i) / static_cast<double>(ramp - 1);
+    return w;
+  }
+
+  static std::size_t gamma(std::size_t n) {
+    return std::min<std::size_t>(static_cast<std::size_t>(std::ceil(0.1 * static_cast<double>(n))), 25);
+  }
+
+private:
+  // The good and the bad trials (indices into history), each in trial order.
+  static std::pair<std::vector<std::size_t>, std::vector<std::size_t>> split(std::span<const observation> history) {
+    std::vector<objective_vector> values;
+    for (const observation& o : history) values.push_back(o.values);
+    std::vector<std::size_t> order(history.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    if (!values.empty() && values[0].size() == 1) {
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return values[a][0] < values[b][0]; });
+    } else {
+      const std::vector<std::size_t> rank = nondominated_ranks(values);
+      std::vector<double> crowding(history.size(), 0.0);
+      for (std::size_t level = 0;; ++level) {
+        std::vector<std::size_t> members;
+        for (std::size_t i = 0; i < rank.size(); ++i)
+          if (rank[i] == level) members.push_back(i);
+        if (members.empty()) break;
+        const std::vector<double> d = crowding_distances(values, members);
+        for (std::size_t i = 0; i < members.size(); ++i) crowding[members[i]] = d[i];
+      }
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return rank[a] != rank[b] ? rank[a] < rank[b] : crowding[a] > crowding[b];
+      });
+    }
+    const std::size_t n_good = gamma(history.size());
+    std::vector<std::size_t> good(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n_good));
+    std::vector<std::size_t> bad(order.begin() + static_cast<std::ptrdiff_t>(n_good), order.end());
+    const auto by_number = [&](std::size_t a, std::size_t b) { return history[a].number < history[b].number; };
+    std::sort(good.begin(), good.end(), by_number);
+    std::sort(bad.begin(), bad.end(), by_number);
+    return {good, bad};
+  }
+
+  std::vector<double> mixture(std::span<const observation> history, const std::vector<std::size_t>& members,
+                              std::size_t d, std::size_t choices) const {
+    std::vector<std::uint32_t> observed;
+    for (std::size_t i : members) observed.push_back((*history[i].choices)[d]);
+    return parzen_probabilities(observed, choices, options_.prior_weight);
+  }
+
+public:
+  // The Parzen mixture's probability of each of `choices` values, from the values `observed`
+  // (in trial order), as Optuna's categorical estimator: kernel i puts prior_weight / kernels on
+  // every value and 1 more on its observation (then normalized), the prior kernel is uniform, and
+  // the kernels weigh default_weights, the prior prior_weight.
+  static std::vector<double> parzen_probabilities(std::span<const std::uint32_t> observed, std::size_t choices,
+                                                  double prior_weight) {
+    std::vector<double> p(choices, 0.0);
+    const std::size_t kernels = observed.size() + 1;
+    const std::vector<double> w = default_weights(observed.size());
+    const double total_weight = std::accumulate(w.begin(), w.end(), 0.0) + prior_weight;
+    const double floor = prior_weight / static_cast<double>(kernels);
+    const double kernel_sum = floor * static_cast<double>(choices) + 1.0;
+    for (std::size_t i = 0; i < observed.size(); ++i)
+      for (std::size_t c = 0; c < choices; ++c) p[c] += w[i] * (floor + (c == observed[i] ? 1.0 : 0.0)) / kernel_sum;
+    for (std::size_t c = 0; c < choices; ++c) p[c] += prior_weight / static_cast<double>(choices);
+    for (double& v : p) v /= total_weight;
+    return p;
+  }
+
+private:
+  static std::uint32_t draw_from(const std::vector<double>& p, random_stream& random) {
+    double u = random.uniform();
+    for (std::size_t c = 0; c + 1 < p.size(); ++c) {
+      if (u < p[c]) return static_cast<std::uint32_t>(c);
+      u -= p[c];
+    }
+    return static_cast<std::uint32_t>(p.size() - 1);
+  }
+
+  options options_{};
+};
+
+// A sampler by the name a config gives it ("random", "grid" or MASE's "brute-force", "tpe").
+inline std::unique_ptr<sampler> make_sampler(std::string_view name, std::string_view where = "sampler") {
+  if (name == "random") return std::make_unique<random_sampler>();
+  if (name == "grid" || name == "brute-force" || name == "bruteforce") return std::make_unique<grid_sampler>();
+  if (name == "tpe") return std::make_unique<tpe_sampler>();
+  throw error(fmt::format("{}: unknown sampler \"{}\"; the samplers are random, grid (or brute-force) and tpe", where,
+                          name));
+}
+
+}  // namespace mase::search

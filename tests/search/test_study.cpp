@@ -1,0 +1,221 @@
+// run_search on a small MLP: trials repeat exactly for a seed whatever the number of threads,
+// objective values equal what the quantize pass, the evaluator and calculate_avg_bits give when
+// run here by hand, the front is the non-dominated set, and a journal cut anywhere resumes to the
+// same study.
+#include <mase/eval/evaluator.hpp>
+#include <mase/ir/builder.hpp>
+#include <mase/pass/add_common_metadata.hpp>
+#include <mase/pass/init_metadata.hpp>
+#include <mase/pass/pipeline.hpp>
+#include <mase/pass/quantization_report.hpp>
+#include <mase/pass/quantize.hpp>
+#include <mase/search/study.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace mase;
+using namespace mase::search;
+
+namespace {
+
+graph small_mlp() {
+  builder b;
+  auto x = b.input("x", {64, 8});
+  auto h = b.add("fc1", op::linear{.in_features = 8, .out_features = 16}, x);
+  h = b.add("relu", op::relu{}, h);
+  h = b.add("fc2", op::linear{.in_features = 16, .out_features = 4}, h);
+  return b.output(h);
+}
+
+evaluation_data small_data() {
+  tensor x({64, 8});
+  for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] = static_cast<float>(std::cos(0.61 * static_cast<double>(i)));
+  return {.inputs = {{"x", x}}, .labels = {}, .calibration = {}};
+}
+
+choice_list ints(std::initializer_list<std::int64_t> values) {
+  choice_list list;
+  for (std::int64_t v : values) list.emplace_back(v);
+  return list;
+}
+
+// Widths only: every fraction width comes from the measured ranges.
+search_space widths_space(const graph& g) {
+  const choice_list na{std::string("NA")};
+  return build_search_space(g, {.by = quantize_by::name,
+                                .seed = {{"default",
+                                          {{"name", {std::string("integer")}},
+                                           {"data_in_width", ints({4, 6, 8})},
+                                           {"data_in_frac_width", na},
+                                           {"weight_width", ints({2, 3, 4, 6, 8})},
+                                           {"bias_width", ints({8})}}}}});
+}
+
+std::vector<objective> agreement_and_bits() { return {objectives::agreement(), objectives::average_bitwidth()}; }
+
+std::string file_text(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::filesystem::path scratch(const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::path(MASE_TEST_OUTPUT_DIR) / "search";
+  std::filesystem::create_directories(dir);
+  std::filesystem::remove(dir / name);
+  return dir / name;
+}
+
+}  // namespace
+
+TEST_CASE("a seeded search repeats exactly, on one thread or two") {
+  const graph g = small_mlp();
+  const search_space space = widths_space(g);
+  const evaluation_data data = small_data();
+  tpe_sampler a, b;
+  const study one = run_search(g, space, a, agreement_and_bits(), data, {.trials = 24, .jobs = 1, .batch_size = 4, .seed = 3});
+  const study two = run_search(g, space, b, agreement_and_bits(), data, {.trials = 24, .jobs = 2, .batch_size = 4, .seed = 3});
+  REQUIRE(one.trials.size() == 24);
+  REQUIRE(two.trials.size() == 24);
+  for (std::size_t i = 0; i < 24; ++i) {
+    CHECK(one.trials[i].number == i);
+    CHECK(one.trials[i].choices == two.trials[i].choices);
+    CHECK(one.trials[i].values == two.trials[i].values);
+  }
+  random_sampler c;
+  const study other = run_search(g, space, c, agreement_and_bits(), data, {.trials = 8, .batch_size = 4, .seed = 4});
+  bool differs = false;
+  for (std::size_t i = 0; i < 8; ++i) differs = differs || other.trials[i].choices != one.trials[i].choices;
+  CHECK(differs);
+}
+
+TEST_CASE("a trial's values are what quantize, the evaluator and calculate_avg_bits give") {
+  const graph g = small_mlp();
+  const search_space space = widths_space(g);
+  const evaluation_data data = small_data();
+  random_sampler sampler;
+  const study s = run_search(g, space, sampler, {objectives::agreement(), objectives::average_bitwidth(), objectives::output_mse()},
+                             data, {.trials = 6, .batch_size = 3, .seed = 9, .mode = eval_mode::bit_exact});
+  const graph base(g | init_metadata | add_common_metadata(data.inputs, {.add_value = false}));
+  evaluator float_model(base);
+  const tensor reference = float_model.run(data.inputs)[0];
+  for (const trial& t : s.trials) {
+    REQUIRE(t.ok());
+    const graph quantized = graph_with<fact::common_metadata>(base) | quantize(s.config_of(g, t));
+    evaluator exact(quantized, eval_mode::bit_exact);
+    const tensor out = exact.run(data.inputs)[0];
+    std::size_t same = 0;
+    double squared = 0;
+    for (std::int64_t r = 0; r < 64; ++r) {
+      const float* a = out.data() + r * 4;
+      const float* b = reference.data() + r * 4;
+      same += std::max_element(a, a + 4) - a == std::max_element(b, b + 4) - b;
+      for (int k = 0; k < 4; ++k) squared += (static_cast<double>(a[k]) - b[k]) * (static_cast<double>(a[k]) - b[k]);
+    }
+    CHECK(t.values[0] == static_cast<double>(same) / 64);
+    // Weights: fc1 8x16 and fc2 16x4 at their chosen widths (dimension 3 of each node).
+    const double w1 = std::get<std::int64_t>(space.dimensions[3].choices[t.choices[3]]);
+    const double w2 = std::get<std::int64_t>(space.dimensions[13].choices[t.choices[13]]);
+    CHECK(space.dimension_name(13) == "fc2.weight_width");
+    CHECK(t.values[1] == Approx((w1 * 128 + w2 * 64) / 192));
+    CHECK(t.values[1] == calculate_avg_bits(quantized).w_avg_bit);
+    CHECK(t.values[2] == Approx(squared / (64 * 4)));
+  }
+  // The front: exactly the trials no other trial dominates.
+  const std::vector<std::size_t> front = s.pareto_front();
+  for (std::size_t i = 0; i < s.trials.size(); ++i) {
+    bool dominated = false;
+    for (const trial& o : s.trials) dominated = dominated || dominates(s.minimized(o), s.minimized(s.trials[i]));
+    CHECK((std::find(front.begin(), front.end(), i) != front.end()) == !dominated);
+  }
+}
+
+TEST_CASE("a journal cut anywhere resumes to the same study, running only the missing trials") {
+  const graph g = small_mlp();
+  const search_space space = widths_space(g);
+  const evaluation_data data = small_data();
+  const std::filesystem::path full = scratch("full.jsonl"), cut = scratch("cut.jsonl");
+  tpe_sampler first;
+  const search_options options{.trials = 20, .jobs = 2, .batch_size = 4, .seed = 5, .journal = full};
+  const study complete = run_search(g, space, first, agreement_and_bits(), data, options);
+
+  // Keep the header, 9 trial lines and half of the next: a kill during trial 10's write.
+  const std::string text = file_text(full);
+  std::size_t at = 0;
+  for (int line = 0; line < 10; ++line) at = text.find('\n', at) + 1;
+  const std::size_t next = text.find('\n', at);
+  std::ofstream(cut, std::ios::binary) << text.substr(0, at) << text.substr(at, (next - at) / 2);
+
+  std::size_t ran = 0;
+  search_options again = options;
+  again.journal = cut;
+  again.on_trial = [&](const study&, const trial&) { ++ran; };
+  tpe_sampler second;
+  const study resumed = run_search(g, space, second, agreement_and_bits(), data, again);
+  CHECK(ran == 11);
+  REQUIRE(resumed.trials.size() == 20);
+  for (std::size_t i = 0; i < 20; ++i) {
+    CHECK(resumed.trials[i].choices == complete.trials[i].choices);
+    CHECK(resumed.trials[i].values == complete.trials[i].values);
+  }
+  // The resumed journal holds every trial once, each line whole.
+  std::istringstream lines(file_text(cut));
+  std::string line;
+  std::size_t count = 0;
+  while (std::getline(lines, line)) ++count;
+  CHECK(count == 21);
+
+  // Run to completion again: nothing is left to do.
+  ran = 0;
+  tpe_sampler third;
+  (void)run_search(g, space, third, agreement_and_bits(), data, again);
+  CHECK(ran == 0);
+}
+
+TEST_CASE("a journal from another search is refused and left as it was") {
+  const graph g = small_mlp();
+  const search_space space = widths_space(g);
+  const std::filesystem::path path = scratch("other.jsonl");
+  random_sampler sampler;
+  (void)run_search(g, space, sampler, agreement_and_bits(), small_data(), {.trials = 4, .seed = 1, .journal = path});
+  const std::string before = file_text(path);
+  CHECK_THROWS_WITH(run_search(g, space, sampler, agreement_and_bits(), small_data(), {.trials = 4, .seed = 2, .journal = path}),
+                    Catch::Contains("other.jsonl:1") && Catch::Contains("\"seed\" differs"));
+  CHECK(file_text(path) == before);
+
+  const std::filesystem::path foreign = scratch("notes.txt");
+  std::ofstream(foreign) << "my notes\n";
+  CHECK_THROWS_WITH(run_search(g, space, sampler, agreement_and_bits(), small_data(), {.trials = 4, .journal = foreign}),
+                    Catch::Contains("not a mase search journal"));
+  CHECK(file_text(foreign) == "my notes\n");
+}
+
+TEST_CASE("grid stops at the end of its space; a config every trial fails on is an error") {
+  const graph g = small_mlp();
+  const search_space space = build_search_space(
+      g, {.by = quantize_by::type,
+          .seed = {{"linear",
+                    {{"name", {std::string("integer")}},
+                     {"data_in_width", ints({8})},
+                     {"data_in_frac_width", ints({4})},
+                     {"weight_width", ints({4, 8})},
+                     {"weight_frac_width", ints({2, 3})},
+                     {"bias_width", ints({8})},
+                     {"bias_frac_width", ints({4})}}}}});
+  grid_sampler grid;
+  const study s = run_search(g, space, grid, {objectives::average_bitwidth()}, small_data(), {.trials = 50});
+  CHECK(s.trials.size() == 4);
+
+  const search_space broken = build_search_space(
+      g, {.by = quantize_by::type, .seed = {{"linear", {{"name", {std::string("integer")}}, {"weight_width", ints({0})}}}}});
+  CHECK_THROWS_WITH(run_search(g, broken, grid, {objectives::average_bitwidth()}, small_data(), {.trials = 4}),
+                    Catch::Contains("every trial of the first batch failed"));
+}
