@@ -7,10 +7,12 @@
 //   objectives (objective.hpp) accuracy, loss, agreement, output MSE, bits, BOPs, size, yours
 //   run_search (study.hpp)     batches on threads, the journal (journal.hpp), the Pareto front
 //   search_config (config.hpp) MASE's search TOML
+//   pareto_csv, pareto_svg (report.hpp) the outputs
 #include <mase/search/config.hpp>
 #include <mase/search/journal.hpp>
 #include <mase/search/objective.hpp>
 #include <mase/search/pareto.hpp>
+#include <mase/search/report.hpp>
 #include <mase/search/sampler.hpp>
 #include <mase/search/space.hpp>
 #include <mase/search/study.hpp>

@@ -42,15 +42,17 @@ seed_config integer_seed(std::string key, choice_list widths) {
 
 }  // namespace
 
-TEST_CASE("a space by name covers every quantizable node; by type every op type") {
+TEST_CASE("a space by name covers every quantizable node, by type every op type") {
   const graph g = small_mlp();
   const search_space by_name = build_search_space(
       g, {.by = quantize_by::name, .seed = {integer_seed("default", ints({4, 8})), integer_seed("fc2", ints({2, 4, 8}))}});
   CHECK(by_name.subjects == std::vector<std::string>{"fc1", "relu", "fc2"});
-  REQUIRE(by_name.dimensions.size() == 9);
-  CHECK(by_name.dimension_name(8) == "fc2.weight_width");
-  CHECK(by_name.dimensions[8].choices.size() == 3);
-  CHECK(by_name.size() == 2.0 * 2 * 3);
+  // relu has no weight: it does not choose a weight width.
+  REQUIRE(by_name.dimensions.size() == 8);
+  CHECK(by_name.dimension_name(4) == "relu.data_in_width");
+  CHECK(by_name.dimension_name(7) == "fc2.weight_width");
+  CHECK(by_name.dimensions[7].choices.size() == 3);
+  CHECK(by_name.size() == 2.0 * 3);
 
   const search_space by_type =
       build_search_space(g, {.by = quantize_by::type, .seed = {integer_seed("linear", ints({4, 8}))}});
@@ -93,7 +95,7 @@ TEST_CASE("fraction_bits_for: the integer part just holds the magnitude") {
   CHECK(fraction_bits_for(8, 0.0) == 7);
 }
 
-TEST_CASE("\"NA\" fraction widths come from the ranges measured on the data") {
+TEST_CASE("NA fraction widths come from the ranges measured on the data") {
   const graph g = small_mlp();
   tensor x({16, 8});
   for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i))) * 3.0f;
@@ -208,4 +210,26 @@ TEST_CASE("TPE finds a separable optimum sooner than random search") {
   }
   INFO("mean best distance over 5 seeds: TPE " << tpe_total / 5 << ", random " << random_total / 5);
   CHECK(tpe_total < random_total);
+}
+
+TEST_CASE("uniform points: every subject takes the same value of each key") {
+  const graph g = small_mlp();
+  const search_space space = build_search_space(
+      g, {.by = quantize_by::name,
+          .seed = {{"default", {{"name", {std::string("integer")}}, {"data_in_width", ints({4, 8})}, {"weight_width", ints({2, 4, 8})}}},
+                   {"fc2", {{"name", {std::string("integer")}}, {"data_in_width", ints({8, 4, 6})}, {"weight_width", ints({8, 3})}}}}});
+  const std::vector<point> points = uniform_points(space);
+  // data_in_width: 4 and 8 are in every list (fc2 holds them at other indices); weight_width: only 8.
+  REQUIRE(points.size() == 2);
+  for (const point& p : points) {
+    std::set<std::int64_t> data, weight;
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      const dimension& d = space.dimensions[i];
+      if (d.key == "data_in_width") data.insert(std::get<std::int64_t>(d.choices[p[i]]));
+      if (d.key == "weight_width") weight.insert(std::get<std::int64_t>(d.choices[p[i]]));
+    }
+    CHECK(data.size() == 1);
+    CHECK(weight == std::set<std::int64_t>{8});
+  }
+  CHECK(points[0] != points[1]);
 }

@@ -97,6 +97,22 @@ TEST_CASE("a seeded search repeats exactly, on one thread or two") {
   CHECK(differs);
 }
 
+TEST_CASE("enqueued points are the first trials, then the sampler's") {
+  const graph g = small_mlp();
+  const search_space space = widths_space(g);
+  const std::vector<point> uniform = uniform_points(space);
+  REQUIRE(uniform.size() == 3 * 5);
+  random_sampler sampler;
+  const study s = run_search(g, space, sampler, agreement_and_bits(), small_data(),
+                             {.trials = 20, .batch_size = 4, .seed = 1, .enqueued = uniform});
+  REQUIRE(s.trials.size() == 20);
+  for (std::size_t i = 0; i < uniform.size(); ++i) CHECK(s.trials[i].choices == uniform[i]);
+  CHECK(s.sampled == 5);
+  // A uniform point's average weight bits are its one weight width.
+  for (std::size_t i = 0; i < uniform.size(); ++i)
+    CHECK(s.trials[i].values[1] == std::get<std::int64_t>(space.dimensions[3].choices[uniform[i][3]]));
+}
+
 TEST_CASE("a trial's values are what quantize, the evaluator and calculate_avg_bits give") {
   const graph g = small_mlp();
   const search_space space = widths_space(g);
@@ -121,10 +137,11 @@ TEST_CASE("a trial's values are what quantize, the evaluator and calculate_avg_b
       for (int k = 0; k < 4; ++k) squared += (static_cast<double>(a[k]) - b[k]) * (static_cast<double>(a[k]) - b[k]);
     }
     CHECK(t.values[0] == static_cast<double>(same) / 64);
-    // Weights: fc1 8x16 and fc2 16x4 at their chosen widths (dimension 3 of each node).
+    // Weights: fc1 8x16 and fc2 16x4 at their chosen widths (relu has no weight dimensions).
     const double w1 = std::get<std::int64_t>(space.dimensions[3].choices[t.choices[3]]);
-    const double w2 = std::get<std::int64_t>(space.dimensions[13].choices[t.choices[13]]);
-    CHECK(space.dimension_name(13) == "fc2.weight_width");
+    const double w2 = std::get<std::int64_t>(space.dimensions[11].choices[t.choices[11]]);
+    CHECK(space.dimension_name(3) == "fc1.weight_width");
+    CHECK(space.dimension_name(11) == "fc2.weight_width");
     CHECK(t.values[1] == Approx((w1 * 128 + w2 * 64) / 192));
     CHECK(t.values[1] == calculate_avg_bits(quantized).w_avg_bit);
     CHECK(t.values[2] == Approx(squared / (64 * 4)));
@@ -198,7 +215,7 @@ TEST_CASE("a journal from another search is refused and left as it was") {
   CHECK(file_text(foreign) == "my notes\n");
 }
 
-TEST_CASE("grid stops at the end of its space; a config every trial fails on is an error") {
+TEST_CASE("grid stops at the end of its space, and a config every trial fails on is an error") {
   const graph g = small_mlp();
   const search_space space = build_search_space(
       g, {.by = quantize_by::type,

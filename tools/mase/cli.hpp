@@ -96,6 +96,20 @@ struct emit_verilog_options {
   bool lint = false;
 };
 
+struct search_command_options {
+  fs::path model;
+  std::vector<std::string> input_shapes;
+  bool raise = false;
+  fs::path config;                       // MASE's search TOML
+  std::vector<std::string> data;         // NAME=FILE: the evaluation inputs, one batch
+  std::optional<fs::path> labels;        // one class per sample, for accuracy and loss
+  std::vector<std::string> calibration;  // NAME=FILE: ranges for "NA" fraction widths (default: the data)
+  fs::path out;
+  std::optional<std::size_t> jobs;       // overrides setup.n_jobs
+  std::optional<std::uint64_t> seed;     // overrides setup.seed
+  std::optional<std::size_t> trials;     // overrides setup.n_trials
+};
+
 // Each returns the process's exit status; errors are thrown (mase::error, usage_error).
 int run_info(const info_options& o);
 int run_draw(const draw_options& o);
@@ -104,6 +118,7 @@ int run_profile(const profile_options& o);
 int run_quantize(const quantize_options& o);
 int run_onnx_test(const onnx_test_options& o);
 int run_emit_verilog(const emit_verilog_options& o);
+int run_search(const search_command_options& o);
 
 // --- shared helpers (support.cpp) -----------------------------------------------------------
 
@@ -172,7 +187,8 @@ public:
   progress_bar(const progress_bar&) = delete;
   progress_bar& operator=(const progress_bar&) = delete;
   ~progress_bar();
-  void update(std::size_t done);
+  // `status` follows the count on the same line (e.g. "3.1 trials/s, best 0.97, 12 s left").
+  void update(std::size_t done, std::string_view status = {});
   // Removes the bar from the line (before printing something else to the terminal).
   void clear();
   bool enabled() const noexcept { return enabled_; }
@@ -181,6 +197,7 @@ private:
   std::string label_;
   std::size_t total_;
   std::size_t done_ = 0;
+  std::string status_;
   bool enabled_;
   bool drawn_ = false;
 };

@@ -174,6 +174,37 @@ int main(int argc, char** argv) {
   emit_cmd->add_flag("--synth", emit.synth, "Synthesize with yosys (synth_xilinx) and report the resources");
   emit_cmd->add_flag("--lint", emit.lint, "Lint the design with verilator --lint-only -Wall");
 
+  search_command_options search;
+  CLI::App* search_cmd = app.add_subcommand(
+      "search", "Mixed-precision search with MASE's search TOML: sample per-node formats, evaluate each trial, keep "
+                "the Pareto front; writes trials.jsonl (resumable), pareto.csv, pareto.svg, best.toml and pareto/");
+  add_model_argument(*search_cmd, search.model);
+  add_input_shape_option(*search_cmd, search.input_shapes);
+  add_raise_flag(*search_cmd, search.raise);
+  search_cmd->add_option("-c,--config", search.config, "MASE's search TOML ([search.search_space], [search.strategy])")
+      ->required()
+      ->type_name("SEARCH.toml");
+  search_cmd->add_option("-d,--data", search.data, "Evaluation inputs: NAME=FILE (.npy or .pb), the batch dimension "
+                                                  "holding the samples; once per input")
+      ->required()
+      ->type_name("NAME=FILE");
+  search_cmd->add_option("--labels", search.labels, "One class per sample (.npy or .pb), for the accuracy and loss "
+                                                    "metrics")
+      ->type_name("FILE");
+  search_cmd->add_option("--calibration", search.calibration, "Inputs whose ranges give \"NA\" fraction widths: "
+                                                              "NAME=FILE (default: the --data)")
+      ->type_name("NAME=FILE");
+  search_cmd->add_option("-o,--out", search.out, "The output folder (created; an earlier search's journal there is "
+                                                  "resumed)")
+      ->required()
+      ->type_name("DIR");
+  search_cmd->add_option("-j,--jobs", search.jobs, "Threads running trials (0: one per core; default: setup.n_jobs)")
+      ->type_name("N");
+  search_cmd->add_option("--seed", search.seed, "The seed (default: setup.seed, else 0)")->type_name("S");
+  search_cmd->add_option("-n,--trials", search.trials, "Trials in all (default: setup.n_trials)")
+      ->check(CLI::PositiveNumber)
+      ->type_name("N");
+
   // Set last: subcommands added before would inherit it.
   app.footer("Run 'mase SUBCOMMAND --help' for a subcommand's options.");
 
@@ -198,6 +229,7 @@ int main(int argc, char** argv) {
     if (quantize_cmd->parsed()) return run_quantize(quantize);
     if (onnx_test_cmd->parsed()) return run_onnx_test(onnx_test);
     if (emit_cmd->parsed()) return run_emit_verilog(emit);
+    if (search_cmd->parsed()) return run_search(search);
     return usage_status;  // require_subcommand(1) makes this unreachable
   } catch (const usage_error& e) {
     std::fflush(stdout);

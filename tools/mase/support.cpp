@@ -139,13 +139,14 @@ progress_bar::progress_bar(std::string label, std::size_t total)
 
 progress_bar::~progress_bar() { clear(); }
 
-void progress_bar::update(std::size_t done) {
+void progress_bar::update(std::size_t done, std::string_view status) {
   done_ = std::min(done, total_);
+  status_ = status;
   if (!enabled_) return;
   constexpr std::size_t width = 30;
   const std::size_t filled = total_ == 0 ? width : done_ * width / total_;
-  fmt::print(stderr, "\r{} [{}{}] {}/{}\x1b[K", label_, std::string(filled, '#'), std::string(width - filled, '.'), done_,
-             total_);
+  fmt::print(stderr, "\r{} [{}{}] {}/{}{}{}\x1b[K", label_, std::string(filled, '#'), std::string(width - filled, '.'),
+             done_, total_, status_.empty() ? "" : " ", status_);
   std::fflush(stderr);
   drawn_ = true;
 }

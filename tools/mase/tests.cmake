@@ -36,7 +36,7 @@ endfunction()
 
 # --help everywhere; --version.
 mase_cli_check(NAME help ARGS --help RC 0 STDOUT "Usage: mase .*Subcommands:.*onnx-test")
-foreach(sub IN ITEMS info draw run profile quantize onnx-test emit-verilog)
+foreach(sub IN ITEMS info draw run profile quantize onnx-test emit-verilog search)
   mase_cli_check(NAME "help_${sub}" ARGS ${sub} --help RC 0 STDOUT "Usage: mase ${sub} ")
 endforeach()
 mase_cli_check(NAME version ARGS --version RC 0 STDOUT "mase 0\\.1\\.0")
@@ -216,3 +216,40 @@ add_test(NAME mase_cli/output_folders_keep_user_files
                  ${mase_cli_hardware_config} ${mase_cli_mlp_input} ${mase_cli_out}/output_folders)
 set_tests_properties(mase_cli/output_folders_keep_user_files PROPERTIES
                      PASS_REGULAR_EXPRESSION "every output folder check passed")
+
+# mase search on the bundled MLP, with the data the mixed_precision_search example writes as .npy
+# (fixture search_data): a first run, a resumed one, and best.toml taken as it is by mase
+# quantize, mase run -c and mase emit-verilog (simulated bit-exact).
+if(MASE_BUILD_EXAMPLES)  # the examples folder is added after this one
+  set(search_data "${CMAKE_BINARY_DIR}/examples/mixed_precision_search_out")
+  set(search_model "${mase_cli_root}/examples/data/mlp_784_256_64_10.onnx")
+  set(search_toml "${mase_cli_root}/examples/data/mlp_search.toml")
+  set(search_out "${mase_cli_out}/search")
+  set(search_args search ${search_model} --config ${search_toml} --data x=${search_data}/digits_x.npy
+      --labels ${search_data}/digits_labels.npy --out ${search_out} --jobs 2)
+  mase_cli_check(NAME search ARGS ${search_args} --trials 32 RC 0 FRESH_DIR ${search_out}
+                 STDOUT "32 trials \\(32 run now.*Pareto front: [0-9]+ of 32 trials.*best: trial [0-9]+ .*fc1 +linear +fixed<")
+  set_tests_properties(mase_cli/search PROPERTIES FIXTURES_REQUIRED search_data FIXTURES_SETUP search_first)
+  mase_cli_check(NAME search_resume ARGS ${search_args} --trials 40 RC 0
+                 STDOUT "40 trials \\(8 run now[^;]*; 32 resumed from")
+  set_tests_properties(mase_cli/search_resume PROPERTIES FIXTURES_REQUIRED "search_data;search_first"
+                       FIXTURES_SETUP search_done)
+  mase_cli_check(NAME search_best_quantize ARGS quantize ${search_model} -c ${search_out}/best.toml
+                 --input-shape x=1,784 -o ${search_out}/best RC 0 STDOUT "5 nodes quantized, 0 bypassed")
+  mase_cli_check(NAME search_best_run ARGS run ${search_model} -c ${search_out}/best.toml --mode bit-exact
+                 --input x=${search_data}/digits_x.npy -o ${search_out}/best_run -f npy RC 0 STDOUT "logits\\.npy \\[1000, 10\\]")
+  mase_cli_check(NAME search_best_emit ARGS emit-verilog ${search_model} -c ${search_out}/best.toml
+                 --input-shape x=1,784 --out ${search_out}/best_hardware --simulate verilator RC 0
+                 STDOUT "verilator: [0-9]+ passed, 0 failed")
+  set_tests_properties(mase_cli/search_best_quantize mase_cli/search_best_run mase_cli/search_best_emit PROPERTIES
+                       FIXTURES_REQUIRED "search_data;search_done")
+  # Bad input: accuracy without labels (a usage error naming the metric), a bad TOML key.
+  mase_cli_check(NAME search_without_labels ARGS search ${search_model} --config ${search_toml}
+                 --data x=${search_data}/digits_x.npy --out ${mase_cli_out}/search_no_labels RC 2 ONE_LINE
+                 STDERR "metrics\\.accuracy. needs labels. give --labels")
+  set_tests_properties(mase_cli/search_without_labels PROPERTIES FIXTURES_REQUIRED search_data)
+  mase_cli_check(NAME search_bad_config ARGS search ${search_model} --config ${mase_cli_config}
+                 --data x=${search_data}/digits_x.npy --out ${mase_cli_out}/search_bad RC 1 ONE_LINE
+                 STDERR "there is no \\[search\\] table")
+  set_tests_properties(mase_cli/search_bad_config PROPERTIES FIXTURES_REQUIRED search_data)
+endif()

@@ -30,8 +30,9 @@
 //   average_bitwidth.direction = "minimize"
 //
 // mase's additions, all optional: setup.seed, setup.batch_size, setup.eval ("fake-quant" or
-// "bit-exact"), and the metrics agreement, output_mse (software runner), average_data_bitwidth,
-// bops and model_size (each its own hw_runner table). Every key is checked; errors name the file,
+// "bit-exact"), setup.enqueue ("uniform": the space's uniform points are the first trials),
+// and the metrics agreement, output_mse (software runner), average_data_bitwidth, bops and
+// model_size (each its own hw_runner table). Every key is checked; errors name the file,
 // the line and the key.
 
 #include <mase/core/error.hpp>
@@ -71,6 +72,7 @@ struct search_config {
   bool sum_scaled_metrics = false;
   direction sum_direction = direction::maximize;
   std::optional<std::int64_t> num_samples{};  // evaluate on the first N samples only
+  bool enqueue_uniform = false;               // setup.enqueue = "uniform": the uniform points first
   std::string file;                           // for messages
 };
 
@@ -90,6 +92,13 @@ inline std::vector<objective> objectives_of(const search_config& c) {
              for (std::size_t i = 0; i < list.size(); ++i) sum += scales[i] * list[i].measure(t);
              return sum;
            }}};
+}
+
+// The run's options: the config's, with the uniform points enqueued when it asks for them.
+inline search_options options_for(const search_config& c, const search_space& space) {
+  search_options options = c.options;
+  if (c.enqueue_uniform) options.enqueued = uniform_points(space);
+  return options;
 }
 
 namespace detail {
@@ -214,7 +223,7 @@ inline search_config search_config_from_toml(const toml::table& root, const std:
   }
   if (const toml::node* e = strategy.get("eval_mode")) r.flag(*e, "search.strategy.eval_mode");
   const toml::table& s = r.table(strategy, "setup", "search.strategy.setup");
-  r.only(s, {"n_trials", "n_jobs", "timeout", "sampler", "sum_scaled_metrics", "direction", "seed", "batch_size", "eval"},
+  r.only(s, {"n_trials", "n_jobs", "timeout", "sampler", "sum_scaled_metrics", "direction", "seed", "batch_size", "eval", "enqueue"},
          "search.strategy.setup");
   if (const toml::node* v = s.get("n_trials")) c.options.trials = static_cast<std::size_t>(r.integer(*v, "search.strategy.setup.n_trials", 1));
   if (const toml::node* v = s.get("n_jobs")) c.options.jobs = static_cast<std::size_t>(r.integer(*v, "search.strategy.setup.n_jobs", 0));
@@ -227,6 +236,14 @@ inline search_config search_config_from_toml(const toml::table& root, const std:
   }
   if (const toml::node* v = s.get("sum_scaled_metrics")) c.sum_scaled_metrics = r.flag(*v, "search.strategy.setup.sum_scaled_metrics");
   if (const toml::node* v = s.get("direction")) c.sum_direction = r.sense(*v, "search.strategy.setup.direction");
+  if (const toml::node* v = s.get("enqueue")) {
+    const std::string what = r.text(*v, "search.strategy.setup.enqueue");
+    if (what != "uniform" && what != "none")
+      throw error(fmt::format("{}: search.strategy.setup.enqueue must be \"uniform\" (the space's uniform points are "
+                              "the first trials) or \"none\", not \"{}\"",
+                              r.at(*v), what));
+    c.enqueue_uniform = what == "uniform";
+  }
   if (const toml::node* v = s.get("eval")) {
     const std::string mode = r.text(*v, "search.strategy.setup.eval");
     if (mode == "fake-quant" || mode == "fake_quant") c.options.mode = eval_mode::fake_quant;

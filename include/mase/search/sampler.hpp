@@ -17,6 +17,7 @@
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -126,6 +127,7 @@ public:
     std::size_t startup_trials = 10;
     std::size_t candidates = 24;
     double prior_weight = 1.0;
+    std::size_t redraws = 8;  // attempts at a point not tried yet
   };
   tpe_sampler() = default;
   explicit tpe_sampler(options o) : options_(o) {}
@@ -139,20 +141,37 @@ public:
       return points;
     }
     const auto [good, bad] = split(history);
+    std::vector<std::vector<double>> l, g;  // per dimension
+    for (std::size_t d = 0; d < space.dimensions.size(); ++d) {
+      const std::size_t choices = space.dimensions[d].choices.size();
+      l.push_back(mixture(history, good, d, choices));
+      g.push_back(mixture(history, bad, d, choices));
+    }
+    // The trials of a batch share one model, whose argmax would often give them one point:
+    // a point already tried (or asked for in this batch) is drawn again, from fresh candidates,
+    // and after `redraws` attempts replaced by a random point.
+    std::set<point> seen;
+    for (const observation& o : history) seen.insert(*o.choices);
     for (std::size_t k = 0; k < count; ++k) {
       point p(space.dimensions.size());
-      for (std::size_t d = 0; d < p.size(); ++d) {
-        const std::size_t choices = space.dimensions[d].choices.size();
-        const std::vector<double> l = mixture(history, good, d, choices), g = mixture(history, bad, d, choices);
-        double best_score = -std::numeric_limits<double>::infinity();
-        std::uint32_t best = 0;
-        for (std::size_t c = 0; c < options_.candidates; ++c) {
-          const std::uint32_t x = draw_from(l, random);
-          const double score = std::log(l[x]) - std::log(g[x]);
-          if (score > best_score) best_score = score, best = x;
+      for (std::size_t attempt = 0; attempt <= options_.redraws; ++attempt) {
+        if (attempt == options_.redraws) {
+          p = random_sampler::draw(space, random);
+          break;
         }
-        p[d] = best;
+        for (std::size_t d = 0; d < p.size(); ++d) {
+          double best_score = -std::numeric_limits<double>::infinity();
+          std::uint32_t best = 0;
+          for (std::size_t c = 0; c < options_.candidates; ++c) {
+            const std::uint32_t x = draw_from(l[d], random);
+            const double score = std::log(l[d][x]) - std::log(g[d][x]);
+            if (score > best_score) best_score = score, best = x;
+          }
+          p[d] = best;
+        }
+        if (!seen.contains(p)) break;
       }
+      seen.insert(p);
       points.push_back(std::move(p));
     }
     return points;

@@ -218,8 +218,20 @@ inline search_space build_search_space(const graph& g, const space_spec& spec) {
       if (seed != nullptr) add_subject(subject, seed);
     }
   }
+  // A key is a dimension only if some node of its subject takes its operand: a relu, which has
+  // no weight, does not choose a weight width from a shared default.
+  std::vector<bool> takes_weight(space.subjects.size(), false), takes_bias(space.subjects.size(), false);
+  for (const node* n : quantizable)
+    if (const std::optional<std::size_t> i = space.subject_of(*n)) {
+      const auto q = find_quantizable(*n);
+      takes_weight[*i] = takes_weight[*i] || q->weight != operand_use::none;
+      takes_bias[*i] = takes_bias[*i] || q->bias != operand_use::none;
+    }
   for (std::size_t i = 0; i < space.subjects.size(); ++i)
-    for (const auto& [key, list] : subject_seeds[i]->choices) space.dimensions.push_back({i, key, list});
+    for (const auto& [key, list] : subject_seeds[i]->choices) {
+      if ((key.starts_with("weight_") && !takes_weight[i]) || (key.starts_with("bias_") && !takes_bias[i])) continue;
+      space.dimensions.push_back({i, key, list});
+    }
   if (space.subjects.empty())
     throw error(fmt::format("{}the search space covers no node: give seed entries for the graph's quantizable nodes "
                             "or a default",
@@ -270,6 +282,40 @@ inline quantize_config search_space::config_at(const graph& g, const point& p, c
     config.entries.emplace_back(n.name, std::move(c));
   }
   return config;
+}
+
+// The uniform points of a space: every subject takes the same value for each key (one data
+// width and one weight width for the whole network, say), over every combination of values.
+// Keys whose subjects' lists differ take each value of the first subject's list that every
+// other list holds, at its index there.
+inline std::vector<point> uniform_points(const search_space& space) {
+  std::vector<std::string> keys;
+  for (const dimension& d : space.dimensions)
+    if (std::find(keys.begin(), keys.end(), d.key) == keys.end()) keys.push_back(d.key);
+  std::vector<point> points{point(space.dimensions.size(), 0)};
+  for (const std::string& key : keys) {
+    std::vector<std::size_t> members;
+    for (std::size_t i = 0; i < space.dimensions.size(); ++i)
+      if (space.dimensions[i].key == key) members.push_back(i);
+    std::vector<point> next;
+    for (const quant_config_value& value : space.dimensions[members[0]].choices) {
+      point indices(members.size());
+      bool everywhere = true;
+      for (std::size_t m = 0; m < members.size() && everywhere; ++m) {
+        const choice_list& list = space.dimensions[members[m]].choices;
+        const auto it = std::find(list.begin(), list.end(), value);
+        everywhere = it != list.end();
+        if (everywhere) indices[m] = static_cast<std::uint32_t>(it - list.begin());
+      }
+      if (!everywhere) continue;
+      for (point p : points) {
+        for (std::size_t m = 0; m < members.size(); ++m) p[members[m]] = indices[m];
+        next.push_back(std::move(p));
+      }
+    }
+    points = std::move(next);
+  }
+  return points;
 }
 
 // The largest magnitude of every quantizable node's operands, over one float32 run of `inputs`.

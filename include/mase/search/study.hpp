@@ -96,6 +96,7 @@ struct search_options {
   eval_mode mode = eval_mode::fake_quant;  // or bit_exact
   std::optional<double> timeout_seconds{};  // no new batch starts after it (MASE's setup.timeout)
   std::filesystem::path journal{};          // empty: none
+  std::vector<point> enqueued{};            // evaluated first, as trials 0, 1, … (e.g. uniform_points)
   std::function<void(const study&, const trial&)> on_trial{};  // after each trial, one at a time
 };
 
@@ -117,36 +118,81 @@ inline nlohmann::json search_header(const search_space& space, const sampler& s,
           {"sampler", std::string(s.name())},
           {"seed", options.seed},
           {"batch_size", options.batch_size},
+          {"enqueued", options.enqueued},
           {"mode", std::string(to_string(options.mode))},
           {"objectives", std::move(list)}};
 }
 
 }  // namespace detail
 
+// Evaluates points of a space: the graph's metadata, its float32 outputs on the data and the
+// calibration ranges are computed once; run() may be called from several threads at once.
+class trial_runner {
+public:
+  trial_runner(const graph& g, const search_space& space, std::vector<objective> objs, const evaluation_data& data,
+               eval_mode mode)
+      : space_(&space), objectives_(std::move(objs)), data_(&data), mode_(mode),
+        base_(g | init_metadata | add_common_metadata(data.inputs, {.add_value = false})) {
+    if (objectives_.empty()) throw error("search: no objective; give at least one (objectives::accuracy(), …)");
+    for (std::size_t i = 0; i < objectives_.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (objectives_[i].name == objectives_[j].name)
+          throw error(fmt::format("search: objective {} is given twice", objectives_[i].name));
+    if (mode == eval_mode::float32) throw error("search: evaluate trials fake-quant or bit-exact, not float32");
+    evaluator float_model(base_);
+    const std::span<const tensor> out = float_model.run(data.inputs);
+    float_outputs_.assign(out.begin(), out.end());
+    ranges_ = measure_ranges(base_, data.calibration.empty() ? data.inputs : data.calibration);
+  }
+
+  // Quantizes the graph at `p`, evaluates it and measures every objective; a failure (a config
+  // the quantize pass refuses, an objective that throws) is recorded in the trial.
+  trial run(std::size_t number, const point& p) const {
+    trial t{.number = number, .choices = p, .values = {}, .seconds = 0, .failure = {}};
+    const auto begin = std::chrono::steady_clock::now();
+    try {
+      auto [quantized, info] = mase::run(graph_with<fact::common_metadata>(base_), quantize(config_at(p)));
+      (void)info;
+      evaluator model(quantized, mode_);
+      const std::span<const tensor> out = model.run(data_->inputs);
+      const trial_view view{quantized, out, float_outputs_, *data_};
+      for (const objective& o : objectives_) t.values.push_back(o.measure(view));
+    } catch (const std::exception& e) {
+      t.values.clear();
+      t.failure = e.what();
+    }
+    t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    return t;
+  }
+
+  quantize_config config_at(const point& p) const { return space_->config_at(base_, p, &ranges_); }
+  const graph& base() const noexcept { return base_; }
+  const range_table& ranges() const noexcept { return ranges_; }
+  const std::vector<objective>& objectives() const noexcept { return objectives_; }
+  std::span<const tensor> float_outputs() const noexcept { return float_outputs_; }
+
+private:
+  const search_space* space_;
+  std::vector<objective> objectives_;
+  const evaluation_data* data_;
+  eval_mode mode_;
+  graph base_;
+  std::vector<tensor> float_outputs_;
+  range_table ranges_;
+};
+
 // Runs a search over `g` (a graph as imported or built: the metadata passes run here).
 inline study run_search(const graph& g, const search_space& space, sampler& strategy,
                         const std::vector<objective>& objs, const evaluation_data& data,
                         const search_options& options = {}) {
-  if (objs.empty()) throw error("search: no objective; give at least one (objectives::accuracy(), …)");
   if (options.batch_size == 0) throw error("search: batch_size must be at least 1");
-  for (std::size_t i = 0; i < objs.size(); ++i)
-    for (std::size_t j = 0; j < i; ++j)
-      if (objs[i].name == objs[j].name) throw error(fmt::format("search: objective {} is given twice", objs[i].name));
   if (data.inputs.empty()) throw error("search: no evaluation data; give the model's inputs");
-  if (options.mode == eval_mode::float32) throw error("search: evaluate trials fake-quant or bit-exact, not float32");
-
-  const graph base(g | init_metadata | add_common_metadata(data.inputs, {.add_value = false}));
-  std::vector<tensor> float_outputs;
-  {
-    evaluator float_model(base);
-    const std::span<const tensor> out = float_model.run(data.inputs);
-    float_outputs.assign(out.begin(), out.end());
-  }
+  const trial_runner runner(g, space, objs, data, options.mode);
 
   study result;
   result.space = space;
   for (const objective& o : objs) result.objectives.push_back({o.name, o.sense});
-  result.ranges = measure_ranges(base, data.calibration.empty() ? data.inputs : data.calibration);
+  result.ranges = runner.ranges();
   std::vector<std::string> names;
   for (const objective& o : objs) names.push_back(o.name);
 
@@ -165,21 +211,7 @@ inline study run_search(const graph& g, const search_space& space, sampler& stra
   std::mutex guard;
 
   const auto run_trial = [&](std::size_t number, const point& p) {
-    trial t{.number = number, .choices = p, .values = {}, .seconds = 0, .failure = {}};
-    const auto begin = std::chrono::steady_clock::now();
-    try {
-      const quantize_config config = space.config_at(base, p, &result.ranges);
-      auto [quantized, info] = run(graph_with<fact::common_metadata>(base), quantize(config));
-      (void)info;
-      evaluator model(quantized, options.mode);
-      const std::span<const tensor> out = model.run(data.inputs);
-      const trial_view view{quantized, out, float_outputs, data};
-      for (const objective& o : objs) t.values.push_back(o.measure(view));
-    } catch (const std::exception& e) {
-      t.values.clear();
-      t.failure = e.what();
-    }
-    t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    trial t = runner.run(number, p);
     const std::lock_guard lock(guard);
     if (log) log->append(space, names, t);
     result.trials.push_back(std::move(t));
@@ -202,11 +234,23 @@ inline study run_search(const graph& g, const search_space& space, sampler& stra
     std::vector<observation> history;
     for (const trial& t : result.trials)
       if (t.number < first && t.ok()) history.push_back({t.number, &t.choices, result.minimized(t)});
-    random_stream random = batch_stream(options.seed, batch);
-    const auto ask_begin = std::chrono::steady_clock::now();
-    const std::vector<point> points = strategy.ask(space, history, first, count, random);
-    result.sampler_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - ask_begin).count();
-    result.sampled += points.size();
+    // Enqueued points first (Optuna's enqueue_trial), then the sampler's, numbered after them.
+    std::vector<point> points;
+    for (std::size_t n = first; n < first + count && n < options.enqueued.size(); ++n) {
+      if (options.enqueued[n].size() != space.dimensions.size())
+        throw error(fmt::format("search: enqueued point {} has {} indices; the space has {} dimensions", n,
+                                options.enqueued[n].size(), space.dimensions.size()));
+      points.push_back(options.enqueued[n]);
+    }
+    if (points.size() < count) {
+      random_stream random = batch_stream(options.seed, batch);
+      const std::size_t sampler_first = first + points.size() - std::min(first + points.size(), options.enqueued.size());
+      const auto ask_begin = std::chrono::steady_clock::now();
+      const std::vector<point> asked = strategy.ask(space, history, sampler_first, count - points.size(), random);
+      result.sampler_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - ask_begin).count();
+      result.sampled += asked.size();
+      points.insert(points.end(), asked.begin(), asked.end());
+    }
 
     std::vector<std::size_t> pending;
     for (std::size_t k = 0; k < points.size(); ++k)

@@ -1,0 +1,188 @@
+// mase search: mixed-precision search with MASE's search TOML (docs/search.md). Writes into the
+// output folder trials.jsonl (the journal: the same command resumes from it), pareto.csv,
+// pareto.svg, best.toml and pareto/trial_<N>.toml (MASE quantize configs that mase quantize,
+// mase run -c and mase emit-verilog take as they are).
+#include "cli.hpp"
+
+#include <mase/core/temp_file.hpp>
+#include <mase/io/quant_config.hpp>
+#include <mase/search.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <regex>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+
+namespace mase_cli {
+
+namespace {
+
+namespace search = mase::search;
+
+// The first `count` samples (rows of the first dimension) of `t`.
+mase::tensor first_samples(const mase::tensor& t, std::int64_t count) {
+  if (t.rank() == 0 || t.shape()[0] <= count) return t;
+  mase::shape s = t.shape();
+  const std::size_t per_sample = t.size() / static_cast<std::size_t>(s[0]);
+  s[0] = count;
+  return mase::tensor(s, std::vector<float>(t.data(), t.data() + per_sample * static_cast<std::size_t>(count)));
+}
+
+std::vector<std::int64_t> read_labels(const fs::path& file, std::int64_t samples) {
+  const mase::tensor t = read_tensor_file(file);
+  std::vector<std::int64_t> labels;
+  for (float v : t.values()) {
+    if (v != std::floor(v) || v < 0)
+      throw mase::error(fmt::format("--labels {}: {} is not a class number (labels are integers from 0)", file.string(), v));
+    labels.push_back(static_cast<std::int64_t>(v));
+  }
+  if (static_cast<std::int64_t>(labels.size()) < samples)
+    throw mase::error(fmt::format("--labels {}: {} labels for {} samples of --data; give one label per sample",
+                                  file.string(), labels.size(), samples));
+  labels.resize(static_cast<std::size_t>(samples));
+  return labels;
+}
+
+std::string values_text(const search::study& s, const search::trial& t) {
+  std::string text;
+  for (std::size_t k = 0; k < t.values.size(); ++k)
+    text += fmt::format("{}{} {:.6g}", text.empty() ? "" : ", ", s.objectives[k].name, t.values[k]);
+  return text;
+}
+
+std::string duration_text(double seconds) {
+  if (!std::isfinite(seconds)) return "?";
+  if (seconds < 90) return fmt::format("{:.0f} s", seconds);
+  if (seconds < 5400) return fmt::format("{:.0f} min", seconds / 60);
+  return fmt::format("{:.1f} h", seconds / 3600);
+}
+
+}  // namespace
+
+int run_search(const search_command_options& o) {
+  search::search_config config = search::load_search_config(o.config);
+  if (o.jobs) config.options.jobs = *o.jobs;
+  if (o.seed) config.options.seed = *o.seed;
+  if (o.trials) config.options.trials = *o.trials;
+
+  const loaded_model model = load_model(o.model, o.input_shapes, o.raise, o.data);
+  const input_batches data_files(model, o.data, "--data");
+  if (data_files.size() != 1) throw usage_error("mase search takes each --data input once (one batch of samples)");
+  search::evaluation_data data{.inputs = data_files.load(0), .labels = {}, .calibration = {}};
+  std::int64_t samples = data.inputs.begin()->second.rank() > 0 ? data.inputs.begin()->second.shape()[0] : 1;
+  if (config.num_samples && *config.num_samples < samples) {
+    samples = *config.num_samples;
+    for (auto& [name, t] : data.inputs) t = first_samples(t, samples);
+  }
+  if (o.labels) data.labels = read_labels(*o.labels, samples);
+  if (!o.calibration.empty()) {
+    const input_batches calibration(model, o.calibration, "--calibration");
+    if (calibration.size() != 1) throw usage_error("mase search takes each --calibration input once");
+    data.calibration = calibration.load(0);
+  }
+  for (const search::metric_spec& m : config.metrics)
+    if ((m.name == "accuracy" || m.name == "loss") && !o.labels)
+      throw usage_error(fmt::format("{}: [search.strategy.metrics.{}] needs labels; give --labels FILE.npy, or use the "
+                                    "metric agreement (top-1 agreement with the float model)",
+                                    o.config.string(), m.name));
+
+  const search::search_space space = search::build_search_space(model.graph, config.space);
+  const std::unique_ptr<search::sampler> sampler = search::make_sampler(config.sampler, o.config.string() + ": sampler");
+  const std::vector<search::objective> objectives = search::objectives_of(config);
+
+  std::error_code ec;
+  fs::create_directories(o.out / "pareto", ec);
+  if (ec) throw mase::error(fmt::format("cannot create {}: {}", (o.out / "pareto").string(), ec.message()));
+  config.options = search::options_for(config, space);
+  config.options.journal = o.out / "trials.jsonl";
+
+  fmt::print("search: {} dimensions over {} subjects ({:.3g} points), sampler {}, {} trials in batches of {}, "
+             "jobs: {}, seed {}, evaluated {} on {} samples\n",
+             space.dimensions.size(), space.subjects.size(), space.size(), sampler->name(), config.options.trials,
+             config.options.batch_size, config.options.jobs == 0 ? fmt::format("{} (all cores)", std::max(1u, std::thread::hardware_concurrency())) : fmt::format("{}", config.options.jobs),
+             config.options.seed, mase::to_string(config.options.mode), samples);
+  std::fflush(stdout);
+
+  progress_bar bar("trials", config.options.trials);
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t ran = 0;
+  config.options.on_trial = [&](const search::study& s, const search::trial&) {
+    ++ran;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double rate = static_cast<double>(ran) / std::max(elapsed, 1e-9);
+    std::optional<double> best;
+    for (const search::trial& t : s.trials)
+      if (t.ok() && std::isfinite(t.values[0]))
+        best = !best ? t.values[0]
+                     : (s.objectives[0].sense == search::direction::maximize ? std::max(*best, t.values[0])
+                                                                             : std::min(*best, t.values[0]));
+    const double left = static_cast<double>(config.options.trials - std::min(config.options.trials, s.trials.size())) / rate;
+    bar.update(s.trials.size(), fmt::format("{:.1f} trials/s, best {} {}, {} left", rate, s.objectives[0].name,
+                                            best ? fmt::format("{:.4g}", *best) : std::string("-"), duration_text(left)));
+  };
+  const search::study result = search::run_search(model.graph, space, *sampler, objectives, data, config.options);
+  bar.clear();
+
+  const std::size_t failed = static_cast<std::size_t>(
+      std::count_if(result.trials.begin(), result.trials.end(), [](const search::trial& t) { return !t.ok(); }));
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fmt::print("{} trials ({} run now in {:.1f} s, {:.2f} trials/s; {} resumed from {}), {} failed; sampler {:.3f} ms "
+             "per trial\n",
+             result.trials.size(), ran, elapsed, static_cast<double>(ran) / std::max(elapsed, 1e-9),
+             result.trials.size() - ran, config.options.journal.string(), failed,
+             result.sampled == 0 ? 0.0 : 1e3 * result.sampler_seconds / static_cast<double>(result.sampled));
+  for (const search::trial& t : result.trials)
+    if (!t.ok()) {
+      fmt::print("  trial {} failed: {}\n", t.number, t.failure);
+      break;  // the first says what the rest say
+    }
+
+  const std::vector<std::size_t> front = result.pareto_front();
+  mase::write_file_atomically(o.out / "pareto.csv", search::pareto_csv(result));
+  mase::write_file_atomically(o.out / "pareto.svg", search::pareto_svg(result));
+  // The front's configs; configs of trials that left the front (a resumed search) are removed,
+  // but only files this command names so.
+  const std::regex own_name(R"(trial_[0-9]+\.toml)");
+  std::vector<std::string> written;
+  for (std::size_t index : front) {
+    const search::trial& t = result.trials[index];
+    const std::string name = fmt::format("trial_{}.toml", t.number);
+    mase::write_file_atomically(o.out / "pareto" / name,
+                                mase::quantize_config_to_toml(result.config_of(model.graph, t),
+                                                              fmt::format("mase search: trial {} of {} ({})", t.number,
+                                                                          o.model.filename().string(),
+                                                                          values_text(result, t))));
+    written.push_back(name);
+  }
+  for (const auto& entry : fs::directory_iterator(o.out / "pareto")) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && std::regex_match(name, own_name) &&
+        std::find(written.begin(), written.end(), name) == written.end())
+      fs::remove(entry.path());
+  }
+
+  fmt::print("Pareto front: {} of {} trials (pareto.csv, pareto.svg):\n", front.size(), result.trials.size());
+  for (std::size_t index : front)
+    fmt::print("  trial {:>4}: {}\n", result.trials[index].number, values_text(result, result.trials[index]));
+  const std::optional<std::size_t> best = result.best();
+  if (!best) throw mase::error("search: no trial succeeded, so there is no best config");
+  const search::trial& chosen = result.trials[*best];
+  const mase::quantize_config best_config = result.config_of(model.graph, chosen);
+  mase::write_file_atomically(o.out / "best.toml",
+                              mase::quantize_config_to_toml(best_config, fmt::format("mase search: trial {} of {} ({})",
+                                                                                     chosen.number,
+                                                                                     o.model.filename().string(),
+                                                                                     values_text(result, chosen))));
+  const mase::graph base(model.graph | mase::init_metadata | mase::add_common_metadata(data.inputs, {.add_value = false}));
+  const mase::graph quantized = mase::graph_with<mase::fact::common_metadata>(base) | mase::quantize(best_config);
+  fmt::print("best: trial {} ({}), the front's best {}; best.toml:\n{}", chosen.number, values_text(result, chosen),
+             result.objectives[0].name, search::node_format_table(quantized));
+  return 0;
+}
+
+}  // namespace mase_cli
