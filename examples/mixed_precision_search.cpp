@@ -1,9 +1,10 @@
-// Mixed-precision search on the bundled MLP, MASE's tutorials 6 and 10 in C++:
+// Mixed-precision search on a bundled model, MASE's tutorials 6 and 10 in C++:
 //
-//   1. import the MLP (examples/data/mlp_784_256_64_10.onnx) and the 1000 bundled test images;
-//   2. read the search space and strategy from MASE's search TOML (examples/data/mlp_search.toml):
-//      every linear and relu chooses its data and weight widths, fraction widths come from the
-//      ranges measured on 200 calibration images;
+//   1. import the model (the MLP examples/data/mlp_784_256_64_10.onnx, or LeNet-5, lenet5.onnx)
+//      and the 1000 bundled test images;
+//   2. read the search space and strategy from MASE's search TOML (examples/data/mlp_search.toml
+//      or lenet_search.toml): every convolution, linear and relu chooses its data and weight
+//      widths, fraction widths come from the ranges measured on 200 calibration images;
 //   3. run TPE for 100 trials on every core, each trial scored on its bit-exact accuracy and its
 //      average weight bits (MASE's average_bitwidth), every trial journaled;
 //   4. print the Pareto front, and check it against the uniform configs (one weight width and
@@ -12,7 +13,7 @@
 //   5. write the front's best config with at most 4 weight bits as a MASE quantize config, and
 //      the data as .npy files, so that `mase search` can be run on the same model and data.
 //
-// usage: mixed_precision_search [data_dir [out_dir]]
+// usage: mixed_precision_search [data_dir [out_dir [mlp|lenet]]]
 
 #include <mase/core/temp_file.hpp>
 #include <mase/io/npy.hpp>
@@ -63,25 +64,34 @@ std::string describe(const search::trial& t) {
 int main(int argc, char** argv) try {
   const fs::path data_dir = argc > 1 ? argv[1] : MASE_DEMO_DATA;
   const fs::path out_dir = argc > 2 ? argv[2] : "mixed_precision_search_out";
+  const std::string which = argc > 3 ? argv[3] : "mlp";
+  if (which != "mlp" && which != "lenet")
+    throw error(fmt::format("mixed_precision_search: the model is mlp or lenet, not \"{}\"", which));
+  const bool lenet = which == "lenet";
+  const shape sample_shape = lenet ? shape{test_count, 1, 28, 28} : shape{test_count, pixels};
   fs::create_directories(out_dir);
 
   // 1. model and data
   const std::vector<unsigned char> image_bytes = read_bytes(data_dir / "synthetic_digits_test.u8", test_count * pixels);
   const std::vector<unsigned char> label_bytes = read_bytes(data_dir / "synthetic_digits_test.labels", test_count);
-  tensor images({test_count, pixels});
+  tensor images(sample_shape);
   for (std::size_t i = 0; i < image_bytes.size(); ++i) images.data()[i] = static_cast<float>(image_bytes[i]) / 255.0f;
   search::evaluation_data data{.inputs = {{"x", images}}, .labels = {}, .calibration = {}};
   for (unsigned char l : label_bytes) data.labels.push_back(l);
+  shape calibration_shape = sample_shape;
+  calibration_shape[0] = calibration_count;
   data.calibration.insert_or_assign(
-      "x", tensor({calibration_count, pixels}, std::vector<float>(images.data(), images.data() + calibration_count * pixels)));
+      "x", tensor(calibration_shape, std::vector<float>(images.data(), images.data() + calibration_count * pixels)));
   mase::onnx::import_options import;
-  import.input_shapes.insert_or_assign("x", shape{test_count, pixels});
-  const graph model = mase::onnx::load_model(data_dir / "mlp_784_256_64_10.onnx", import).graph;
+  import.input_shapes.insert_or_assign("x", sample_shape);
+  const graph model =
+      mase::onnx::load_model(data_dir / (lenet ? "lenet5.onnx" : "mlp_784_256_64_10.onnx"), import).graph;
 
   // 2. the space and the strategy, from MASE's TOML
-  search::search_config config = search::load_search_config(data_dir / "mlp_search.toml");
+  search::search_config config = search::load_search_config(data_dir / (which + "_search.toml"));
   const search::search_space space = search::build_search_space(model, config.space);
-  fmt::print("1. search space: {} choices over {} nodes ({}), {:.3g} points\n", space.dimensions.size(),
+  fmt::print("{}\n1. search space: {} choices over {} nodes ({}), {:.3g} points\n",
+             lenet ? "LeNet-5 (lenet5.onnx)" : "MLP 784-256-64-10 (mlp_784_256_64_10.onnx)", space.dimensions.size(),
              space.subjects.size(), fmt::join(space.subjects, ", "), space.size());
 
   // 3. the search
@@ -101,7 +111,7 @@ int main(int argc, char** argv) try {
 
   // The float model's accuracy, for reference.
   evaluator float_model(model);
-  const tensor& logits = float_model.run(images)[0];
+  const tensor& logits = float_model.run(data.inputs)[0];
   std::int64_t correct = 0;
   for (std::int64_t i = 0; i < test_count; ++i) {
     const float* row = logits.data() + i * 10;

@@ -196,7 +196,7 @@ TEST_CASE("TPE finds a separable optimum sooner than random search") {
       random_stream r = batch_stream(seed, batch);
       for (const point& p : s.ask(space, history, batch * 4, 4, r)) points.push_back(p);
       history.clear();
-      for (std::size_t i = 0; i < points.size(); ++i) history.push_back({i, &points[i], {loss(points[i])}});
+      for (std::size_t i = 0; i < points.size(); ++i) history.push_back({i, points[i], {loss(points[i])}});
       for (const point& p : points) best = std::min(best, loss(p));
     }
     return best;

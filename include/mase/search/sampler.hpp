@@ -11,6 +11,7 @@
 #include <mase/search/space.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -61,8 +62,26 @@ inline random_stream batch_stream(std::uint64_t seed, std::uint64_t batch) {
 // A finished trial as a sampler sees it: its point and its objective values, each minimized.
 struct observation {
   std::size_t number = 0;
-  const point* choices = nullptr;
+  point choices;
   objective_vector values;
+};
+
+// What a strategy drives: batches of points evaluated as trials, numbered in the order they are
+// given (run_search implements it: threads, the journal, resuming). A strategy that gives the
+// same batches for the same history resumes exactly.
+class trial_batches {
+public:
+  virtual ~trial_batches() = default;
+  virtual std::size_t batch_size() const = 0;
+  // Trials that may still run: 0 once the budget is spent or the time is up.
+  virtual std::size_t budget_left() const = 0;
+  virtual std::uint64_t seed() const = 0;
+  // The successful trials so far, in trial order.
+  virtual std::span<const observation> history() const = 0;
+  // Evaluates `points` as the next trials; their values, each minimized (empty if it failed).
+  virtual std::vector<objective_vector> evaluate(const std::vector<point>& points) = 0;
+  // Time spent choosing `points` points, for the study's sampler figure.
+  virtual void add_sampling_time(double seconds, std::size_t points) = 0;
 };
 
 class sampler {
@@ -70,9 +89,29 @@ public:
   virtual ~sampler() = default;
   virtual std::string_view name() const = 0;
   // The points of trials first, first + 1, …, at most `count` of them (fewer when the sampler
-  // has nothing more to try, as grid at the end of its space).
+  // has nothing more to try, as grid at the end of its space); `first` counts this sampler's
+  // trials only (not the enqueued ones).
   virtual std::vector<point> ask(const search_space& space, std::span<const observation> history, std::size_t first,
                                  std::size_t count, random_stream& random) = 0;
+
+  // The search loop: batches of ask(), each from a stream seeded by the search's seed and the
+  // batch's number, until the budget is spent or the sampler has no more points. Strategies that
+  // run their own loop (NSGA-II) override it.
+  virtual void drive(const search_space& space, trial_batches& trials) {
+    std::size_t asked = 0;
+    for (std::uint64_t batch = 0; trials.budget_left() > 0; ++batch) {
+      const std::size_t count = std::min(trials.batch_size(), trials.budget_left());
+      random_stream random = batch_stream(trials.seed(), batch);
+      const auto begin = std::chrono::steady_clock::now();
+      const std::vector<point> points = ask(space, trials.history(), asked, count, random);
+      trials.add_sampling_time(std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count(),
+                               points.size());
+      if (points.empty()) break;
+      asked += points.size();
+      trials.evaluate(points);
+      if (points.size() < count) break;  // nothing more to try (grid at the end of its space)
+    }
+  }
 };
 
 // Every index uniformly and independently.
@@ -151,7 +190,7 @@ public:
     // a point already tried (or asked for in this batch) is drawn again, from fresh candidates,
     // and after `redraws` attempts replaced by a random point.
     std::set<point> seen;
-    for (const observation& o : history) seen.insert(*o.choices);
+    for (const observation& o : history) seen.insert(o.choices);
     for (std::size_t k = 0; k < count; ++k) {
       point p(space.dimensions.size());
       for (std::size_t attempt = 0; attempt <= options_.redraws; ++attempt) {
@@ -230,7 +269,7 @@ private:
   std::vector<double> mixture(std::span<const observation> history, const std::vector<std::size_t>& members,
                               std::size_t d, std::size_t choices) const {
     std::vector<std::uint32_t> observed;
-    for (std::size_t i : members) observed.push_back((*history[i].choices)[d]);
+    for (std::size_t i : members) observed.push_back(history[i].choices[d]);
     return parzen_probabilities(observed, choices, options_.prior_weight);
   }
 

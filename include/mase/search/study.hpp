@@ -32,6 +32,7 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -181,7 +182,111 @@ private:
   range_table ranges_;
 };
 
-// Runs a search over `g` (a graph as imported or built: the metadata passes run here).
+namespace detail {
+
+// run_search's trials: numbered in order, replayed from the journal when it holds them (so a
+// resumed search gives its strategy the same history), else run on `jobs` threads and journaled
+// as each finishes.
+class journaled_batches final : public trial_batches {
+public:
+  journaled_batches(const trial_runner& runner, const search_space& space, const search_options& options, study& result,
+                    std::optional<journal>& log, std::vector<std::string> names)
+      : runner_(runner), space_(space), options_(options), result_(result), log_(log), names_(std::move(names)),
+        started_(std::chrono::steady_clock::now()) {
+    if (log_)
+      for (const trial& t : log_->recovered()) recovered_.insert_or_assign(t.number, t);
+  }
+
+  std::size_t batch_size() const override { return options_.batch_size; }
+  std::size_t budget_left() const override {
+    if (options_.timeout_seconds &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count() > *options_.timeout_seconds)
+      return 0;
+    return options_.trials - std::min(options_.trials, next_);
+  }
+  std::uint64_t seed() const override { return options_.seed; }
+  std::span<const observation> history() const override { return history_; }
+  void add_sampling_time(double seconds, std::size_t points) override {
+    result_.sampler_seconds += seconds;
+    result_.sampled += points;
+  }
+
+  std::vector<objective_vector> evaluate(const std::vector<point>& points) override {
+    const std::size_t first = next_;
+    next_ += points.size();
+    std::vector<std::optional<trial>> done(points.size());
+    std::vector<std::size_t> pending;
+    for (std::size_t k = 0; k < points.size(); ++k) {
+      if (points[k].size() != space_.dimensions.size())
+        throw error(fmt::format("search: a point has {} indices; the space has {} dimensions", points[k].size(),
+                                space_.dimensions.size()));
+      const auto it = recovered_.find(first + k);
+      if (it == recovered_.end()) {
+        pending.push_back(k);
+        continue;
+      }
+      if (it->second.choices != points[k])
+        throw error(fmt::format("search journal {}: trial {} there chose other values than this search does (another "
+                                "version of mase wrote it?); choose another output directory",
+                                options_.journal.string(), first + k));
+      done[k] = it->second;
+    }
+    std::mutex guard;
+    std::atomic<std::size_t> next{0};
+    std::exception_ptr failure;
+    const auto worker = [&] {
+      try {
+        for (std::size_t i = next++; i < pending.size(); i = next++) {
+          const std::size_t k = pending[i];
+          trial t = runner_.run(first + k, points[k]);
+          const std::lock_guard lock(guard);
+          if (log_) log_->append(space_, names_, t);
+          result_.trials.push_back(t);
+          if (options_.on_trial) options_.on_trial(result_, result_.trials.back());
+          done[k] = std::move(t);
+        }
+      } catch (...) {  // the journal could not be written: stop, and say so
+        const std::lock_guard lock(guard);
+        if (!failure) failure = std::current_exception();
+      }
+    };
+    const std::size_t jobs = options_.jobs != 0 ? options_.jobs : std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> threads;
+    for (std::size_t j = 1; j < std::min(jobs, pending.size()); ++j) threads.emplace_back(worker);
+    worker();
+    for (std::thread& t : threads) t.join();
+    if (failure) std::rethrow_exception(failure);
+
+    std::vector<objective_vector> values;
+    for (std::size_t k = 0; k < points.size(); ++k) {
+      const trial& t = *done[k];
+      if (recovered_.contains(t.number)) result_.trials.push_back(t);
+      values.push_back(t.ok() ? result_.minimized(t) : objective_vector{});
+      if (t.ok()) history_.push_back({t.number, t.choices, values.back()});
+    }
+    // Every trial of the first batch failing is a config error, not bad luck: say which.
+    if (first == 0 && std::none_of(done.begin(), done.end(), [](const auto& t) { return t->ok(); }))
+      throw error(fmt::format("search: every trial of the first batch failed; the first: {}", done.front()->failure));
+    return values;
+  }
+
+private:
+  const trial_runner& runner_;
+  const search_space& space_;
+  const search_options& options_;
+  study& result_;
+  std::optional<journal>& log_;
+  std::vector<std::string> names_;
+  std::chrono::steady_clock::time_point started_;
+  std::map<std::size_t, trial> recovered_;
+  std::vector<observation> history_;
+  std::size_t next_ = 0;
+};
+
+}  // namespace detail
+
+// Runs a search over `g` (a graph as imported or built: the metadata passes run here): the
+// enqueued points first, then the strategy's, `options.trials` in all.
 inline study run_search(const graph& g, const search_space& space, sampler& strategy,
                         const std::vector<objective>& objs, const evaluation_data& data,
                         const search_options& options = {}) {
@@ -195,88 +300,18 @@ inline study run_search(const graph& g, const search_space& space, sampler& stra
   result.ranges = runner.ranges();
   std::vector<std::string> names;
   for (const objective& o : objs) names.push_back(o.name);
-
   std::optional<journal> log;
-  if (!options.journal.empty()) {
-    log.emplace(options.journal, detail::search_header(space, strategy, objs, options));
-    for (const trial& t : log->recovered())
-      if (t.choices.size() == space.dimensions.size()) result.trials.push_back(t);
+  if (!options.journal.empty()) log.emplace(options.journal, detail::search_header(space, strategy, objs, options));
+
+  detail::journaled_batches batches(runner, space, options, result, log, names);
+  // Enqueued points (Optuna's enqueue_trial) in batches of their own, then the strategy.
+  for (std::size_t at = 0; at < options.enqueued.size() && batches.budget_left() > 0;) {
+    const std::size_t count = std::min({options.batch_size, options.enqueued.size() - at, batches.budget_left()});
+    batches.evaluate(std::vector<point>(options.enqueued.begin() + static_cast<std::ptrdiff_t>(at),
+                                        options.enqueued.begin() + static_cast<std::ptrdiff_t>(at + count)));
+    at += count;
   }
-  const auto has_trial = [&](std::size_t number) {
-    return std::any_of(result.trials.begin(), result.trials.end(), [&](const trial& t) { return t.number == number; });
-  };
-
-  const std::size_t jobs = options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
-  const auto started = std::chrono::steady_clock::now();
-  std::mutex guard;
-
-  const auto run_trial = [&](std::size_t number, const point& p) {
-    trial t = runner.run(number, p);
-    const std::lock_guard lock(guard);
-    if (log) log->append(space, names, t);
-    result.trials.push_back(std::move(t));
-    if (options.on_trial) options.on_trial(result, result.trials.back());
-  };
-
-  for (std::size_t batch = 0; batch * options.batch_size < options.trials; ++batch) {
-    if (options.timeout_seconds &&
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() > *options.timeout_seconds)
-      break;
-    const std::size_t first = batch * options.batch_size;
-    const std::size_t count = std::min(options.batch_size, options.trials - first);
-    bool all_done = true;
-    for (std::size_t n = first; n < first + count; ++n) all_done = all_done && has_trial(n);
-    if (all_done) continue;
-
-    // The batch sees the successful trials of earlier batches, in trial order.
-    std::sort(result.trials.begin(), result.trials.end(),
-              [](const trial& a, const trial& b) { return a.number < b.number; });
-    std::vector<observation> history;
-    for (const trial& t : result.trials)
-      if (t.number < first && t.ok()) history.push_back({t.number, &t.choices, result.minimized(t)});
-    // Enqueued points first (Optuna's enqueue_trial), then the sampler's, numbered after them.
-    std::vector<point> points;
-    for (std::size_t n = first; n < first + count && n < options.enqueued.size(); ++n) {
-      if (options.enqueued[n].size() != space.dimensions.size())
-        throw error(fmt::format("search: enqueued point {} has {} indices; the space has {} dimensions", n,
-                                options.enqueued[n].size(), space.dimensions.size()));
-      points.push_back(options.enqueued[n]);
-    }
-    if (points.size() < count) {
-      random_stream random = batch_stream(options.seed, batch);
-      const std::size_t sampler_first = first + points.size() - std::min(first + points.size(), options.enqueued.size());
-      const auto ask_begin = std::chrono::steady_clock::now();
-      const std::vector<point> asked = strategy.ask(space, history, sampler_first, count - points.size(), random);
-      result.sampler_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - ask_begin).count();
-      result.sampled += asked.size();
-      points.insert(points.end(), asked.begin(), asked.end());
-    }
-
-    std::vector<std::size_t> pending;
-    for (std::size_t k = 0; k < points.size(); ++k)
-      if (!has_trial(first + k)) pending.push_back(k);
-    std::atomic<std::size_t> next{0};
-    std::exception_ptr failure;
-    const auto worker = [&] {
-      try {
-        for (std::size_t i = next++; i < pending.size(); i = next++) run_trial(first + pending[i], points[pending[i]]);
-      } catch (...) {  // the journal could not be written: stop, and say so
-        const std::lock_guard lock(guard);
-        if (!failure) failure = std::current_exception();
-      }
-    };
-    std::vector<std::thread> threads;
-    for (std::size_t j = 1; j < std::min(jobs, pending.size()); ++j) threads.emplace_back(worker);
-    worker();
-    for (std::thread& t : threads) t.join();
-    if (failure) std::rethrow_exception(failure);
-
-    // Every trial of the first batch failing is a config error, not bad luck: say which.
-    if (first == 0 && std::none_of(result.trials.begin(), result.trials.end(), [](const trial& t) { return t.ok(); }))
-      throw error(fmt::format("search: every trial of the first batch failed; the first: {}",
-                              result.trials.front().failure));
-    if (points.size() < count) break;  // the sampler has no more points (grid at its end)
-  }
+  strategy.drive(space, batches);
   std::sort(result.trials.begin(), result.trials.end(),
             [](const trial& a, const trial& b) { return a.number < b.number; });
   return result;
