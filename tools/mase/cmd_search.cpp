@@ -7,6 +7,9 @@
 #include <mase/core/temp_file.hpp>
 #include <mase/io/quant_config.hpp>
 #include <mase/search.hpp>
+#if MASE_WITH_PAGMO
+#include <mase/search/nsga2.hpp>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -92,7 +95,11 @@ int run_search(const search_command_options& o) {
                                     o.config.string(), m.name));
 
   const search::search_space space = search::build_search_space(model.graph, config.space);
-  const std::unique_ptr<search::sampler> sampler = search::make_sampler(config.sampler, o.config.string() + ": sampler");
+  std::unique_ptr<search::sampler> sampler;
+#if MASE_WITH_PAGMO
+  if (config.sampler == "nsga2") sampler = search::make_nsga2_sampler({.population = config.population});
+#endif
+  if (!sampler) sampler = search::make_sampler(config.sampler, o.config.string() + ": sampler");
   const std::vector<search::objective> objectives = search::objectives_of(config);
 
   std::error_code ec;

@@ -20,7 +20,7 @@
 //   n_trials = 20
 //   n_jobs = 1
 //   timeout = 20000                               # seconds
-//   sampler = "tpe"                               # random, grid (brute-force), tpe
+//   sampler = "tpe"                               # random, grid (brute-force), tpe, nsga2
 //   sum_scaled_metrics = false                    # true: one objective, the scaled sum
 //   direction = "maximize"                        # of that sum
 //   [search.strategy.metrics]
@@ -31,6 +31,7 @@
 //
 // mase's additions, all optional: setup.seed, setup.batch_size, setup.eval ("fake-quant" or
 // "bit-exact"), setup.enqueue ("uniform": the space's uniform points are the first trials),
+// setup.population (nsga2's, default 20),
 // and the metrics agreement, output_mse (software runner), average_data_bitwidth, bops and
 // model_size (each its own hw_runner table). Every key is checked; errors name the file,
 // the line and the key.
@@ -73,6 +74,7 @@ struct search_config {
   direction sum_direction = direction::maximize;
   std::optional<std::int64_t> num_samples{};  // evaluate on the first N samples only
   bool enqueue_uniform = false;               // setup.enqueue = "uniform": the uniform points first
+  std::size_t population = 20;                // setup.population: nsga2's population
   std::string file;                           // for messages
 };
 
@@ -223,7 +225,8 @@ inline search_config search_config_from_toml(const toml::table& root, const std:
   }
   if (const toml::node* e = strategy.get("eval_mode")) r.flag(*e, "search.strategy.eval_mode");
   const toml::table& s = r.table(strategy, "setup", "search.strategy.setup");
-  r.only(s, {"n_trials", "n_jobs", "timeout", "sampler", "sum_scaled_metrics", "direction", "seed", "batch_size", "eval", "enqueue"},
+  r.only(s, {"n_trials", "n_jobs", "timeout", "sampler", "sum_scaled_metrics", "direction", "seed", "batch_size", "eval", "enqueue",
+          "population"},
          "search.strategy.setup");
   if (const toml::node* v = s.get("n_trials")) c.options.trials = static_cast<std::size_t>(r.integer(*v, "search.strategy.setup.n_trials", 1));
   if (const toml::node* v = s.get("n_jobs")) c.options.jobs = static_cast<std::size_t>(r.integer(*v, "search.strategy.setup.n_jobs", 0));
@@ -232,10 +235,12 @@ inline search_config search_config_from_toml(const toml::table& root, const std:
   if (const toml::node* v = s.get("batch_size")) c.options.batch_size = static_cast<std::size_t>(r.integer(*v, "search.strategy.setup.batch_size", 1));
   if (const toml::node* v = s.get("sampler")) {
     c.sampler = r.text(*v, "search.strategy.setup.sampler");
-    (void)make_sampler(c.sampler, r.at(*v) + ": search.strategy.setup.sampler");  // checked now
+    check_sampler_name(c.sampler, r.at(*v) + ": search.strategy.setup.sampler");
   }
   if (const toml::node* v = s.get("sum_scaled_metrics")) c.sum_scaled_metrics = r.flag(*v, "search.strategy.setup.sum_scaled_metrics");
   if (const toml::node* v = s.get("direction")) c.sum_direction = r.sense(*v, "search.strategy.setup.direction");
+  if (const toml::node* v = s.get("population"))
+    c.population = static_cast<std::size_t>(r.integer(*v, "search.strategy.setup.population", 8));
   if (const toml::node* v = s.get("enqueue")) {
     const std::string what = r.text(*v, "search.strategy.setup.enqueue");
     if (what != "uniform" && what != "none")

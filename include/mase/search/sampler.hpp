@@ -80,6 +80,7 @@ public:
   virtual std::span<const observation> history() const = 0;
   // Evaluates `points` as the next trials; their values, each minimized (empty if it failed).
   virtual std::vector<objective_vector> evaluate(const std::vector<point>& points) = 0;
+  virtual std::size_t objective_count() const = 0;
   // Time spent choosing `points` points, for the study's sampler figure.
   virtual void add_sampling_time(double seconds, std::size_t points) = 0;
 };
@@ -306,13 +307,26 @@ private:
   options options_{};
 };
 
-// A sampler by the name a config gives it ("random", "grid" or MASE's "brute-force", "tpe").
+// Every sampler name a config may give: random, grid (MASE's brute-force), tpe, and nsga2, which
+// needs pagmo (nsga2.hpp); mase::error naming `where` for another name.
+inline void check_sampler_name(std::string_view name, std::string_view where) {
+  for (std::string_view known : {"random", "grid", "brute-force", "bruteforce", "tpe", "nsga2"})
+    if (name == known) return;
+  throw error(fmt::format("{}: unknown sampler \"{}\"; the samplers are random, grid (or brute-force), tpe and nsga2",
+                          where, name));
+}
+
+// A sampler by the name a config gives it. nsga2 lives in nsga2.hpp, with pagmo: programs that
+// link it make it there (make_nsga2_sampler).
 inline std::unique_ptr<sampler> make_sampler(std::string_view name, std::string_view where = "sampler") {
+  check_sampler_name(name, where);
   if (name == "random") return std::make_unique<random_sampler>();
-  if (name == "grid" || name == "brute-force" || name == "bruteforce") return std::make_unique<grid_sampler>();
   if (name == "tpe") return std::make_unique<tpe_sampler>();
-  throw error(fmt::format("{}: unknown sampler \"{}\"; the samplers are random, grid (or brute-force) and tpe", where,
-                          name));
+  if (name == "nsga2")
+    throw error(fmt::format("{}: nsga2 runs on pagmo; this program was built without it (install libpagmo-dev, "
+                            "include <mase/search/nsga2.hpp> and link Pagmo::pagmo)",
+                            where));
+  return std::make_unique<grid_sampler>();
 }
 
 }  // namespace mase::search

@@ -205,6 +205,7 @@ public:
     return options_.trials - std::min(options_.trials, next_);
   }
   std::uint64_t seed() const override { return options_.seed; }
+  std::size_t objective_count() const override { return result_.objectives.size(); }
   std::span<const observation> history() const override { return history_; }
   void add_sampling_time(double seconds, std::size_t points) override {
     result_.sampler_seconds += seconds;
