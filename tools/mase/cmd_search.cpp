@@ -10,6 +10,9 @@
 #if MASE_WITH_PAGMO
 #include <mase/search/nsga2.hpp>
 #endif
+#if MASE_WITH_GLPK
+#include <mase/search/ilp.hpp>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -98,6 +101,9 @@ int run_search(const search_command_options& o) {
   std::unique_ptr<search::sampler> sampler;
 #if MASE_WITH_PAGMO
   if (config.sampler == "nsga2") sampler = search::make_nsga2_sampler({.population = config.population});
+#endif
+#if MASE_WITH_GLPK
+  if (config.sampler == "ilp") sampler = search::make_ilp_sampler();
 #endif
   if (!sampler) sampler = search::make_sampler(config.sampler, o.config.string() + ": sampler");
   const std::vector<search::objective> objectives = search::objectives_of(config);

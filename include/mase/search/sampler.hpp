@@ -66,6 +66,12 @@ struct observation {
   objective_vector values;
 };
 
+// A measurement that is not a trial: point `choices` with only `subjects` quantized.
+struct subject_request {
+  point choices;
+  std::vector<std::size_t> subjects;  // empty: nothing quantized (the float32 model)
+};
+
 // What a strategy drives: batches of points evaluated as trials, numbered in the order they are
 // given (run_search implements it: threads, the journal, resuming). A strategy that gives the
 // same batches for the same history resumes exactly.
@@ -81,6 +87,9 @@ public:
   // Evaluates `points` as the next trials; their values, each minimized (empty if it failed).
   virtual std::vector<objective_vector> evaluate(const std::vector<point>& points) = 0;
   virtual std::size_t objective_count() const = 0;
+  // The objective values (minimized) of each request, on the search's threads; nothing is
+  // journaled and no trial is counted (a sensitivity study's measurements). Throws if one fails.
+  virtual std::vector<objective_vector> measure(const std::vector<subject_request>& requests) = 0;
   // Time spent choosing `points` points, for the study's sampler figure.
   virtual void add_sampling_time(double seconds, std::size_t points) = 0;
 };
@@ -307,17 +316,18 @@ private:
   options options_{};
 };
 
-// Every sampler name a config may give: random, grid (MASE's brute-force), tpe, and nsga2, which
-// needs pagmo (nsga2.hpp); mase::error naming `where` for another name.
+// Every sampler name a config may give: random, grid (MASE's brute-force), tpe, nsga2 (which
+// needs pagmo, nsga2.hpp) and ilp (which needs GLPK, ilp.hpp); mase::error naming `where` for
+// another name.
 inline void check_sampler_name(std::string_view name, std::string_view where) {
-  for (std::string_view known : {"random", "grid", "brute-force", "bruteforce", "tpe", "nsga2"})
+  for (std::string_view known : {"random", "grid", "brute-force", "bruteforce", "tpe", "nsga2", "ilp"})
     if (name == known) return;
-  throw error(fmt::format("{}: unknown sampler \"{}\"; the samplers are random, grid (or brute-force), tpe and nsga2",
+  throw error(fmt::format("{}: unknown sampler \"{}\"; the samplers are random, grid (or brute-force), tpe, nsga2 and ilp",
                           where, name));
 }
 
-// A sampler by the name a config gives it. nsga2 lives in nsga2.hpp, with pagmo: programs that
-// link it make it there (make_nsga2_sampler).
+// A sampler by the name a config gives it. nsga2 and ilp live in nsga2.hpp (pagmo) and ilp.hpp
+// (GLPK): programs that link those make them there (make_nsga2_sampler, make_ilp_sampler).
 inline std::unique_ptr<sampler> make_sampler(std::string_view name, std::string_view where = "sampler") {
   check_sampler_name(name, where);
   if (name == "random") return std::make_unique<random_sampler>();
@@ -325,6 +335,10 @@ inline std::unique_ptr<sampler> make_sampler(std::string_view name, std::string_
   if (name == "nsga2")
     throw error(fmt::format("{}: nsga2 runs on pagmo; this program was built without it (install libpagmo-dev, "
                             "include <mase/search/nsga2.hpp> and link Pagmo::pagmo)",
+                            where));
+  if (name == "ilp")
+    throw error(fmt::format("{}: ilp solves with GLPK; this program was built without it (install libglpk-dev, include "
+                            "<mase/search/ilp.hpp> and link -lglpk)",
                             where));
   return std::make_unique<grid_sampler>();
 }

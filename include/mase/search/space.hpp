@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -93,6 +94,17 @@ public:
   // The quantize config at `p`: one by-name entry per quantizable node, each its subject's
   // chosen values, fraction widths left to the data taken from `ranges`.
   quantize_config config_at(const graph& g, const point& p, const range_table* ranges = nullptr) const;
+  // The same, with only the nodes of `subjects` quantized (the rest left float32): what a
+  // sensitivity measurement quantizes.
+  quantize_config config_of_subjects(const graph& g, const point& p, std::span<const std::size_t> subjects,
+                                     const range_table* ranges = nullptr) const {
+    quantize_config c = config_at(g, p, ranges);
+    std::erase_if(c.entries, [&](const auto& entry) {
+      const std::optional<std::size_t> subject = subject_of(g.at(entry.first));
+      return !subject || std::find(subjects.begin(), subjects.end(), *subject) == subjects.end();
+    });
+    return c;
+  }
 
   // "fc1.weight_width": a dimension's name in journals and tables.
   std::string dimension_name(std::size_t i) const {

@@ -152,12 +152,7 @@ public:
     trial t{.number = number, .choices = p, .values = {}, .seconds = 0, .failure = {}};
     const auto begin = std::chrono::steady_clock::now();
     try {
-      auto [quantized, info] = mase::run(graph_with<fact::common_metadata>(base_), quantize(config_at(p)));
-      (void)info;
-      evaluator model(quantized, mode_);
-      const std::span<const tensor> out = model.run(data_->inputs);
-      const trial_view view{quantized, out, float_outputs_, *data_};
-      for (const objective& o : objectives_) t.values.push_back(o.measure(view));
+      t.values = measure(config_at(p));
     } catch (const std::exception& e) {
       t.values.clear();
       t.failure = e.what();
@@ -166,7 +161,22 @@ public:
     return t;
   }
 
+  // Every objective's value (in its own sense) for the graph quantized by `config`.
+  std::vector<double> measure(const quantize_config& config) const {
+    auto [quantized, info] = mase::run(graph_with<fact::common_metadata>(base_), quantize(config));
+    (void)info;
+    evaluator model(quantized, mode_);
+    const std::span<const tensor> out = model.run(data_->inputs);
+    const trial_view view{quantized, out, float_outputs_, *data_};
+    std::vector<double> values;
+    for (const objective& o : objectives_) values.push_back(o.measure(view));
+    return values;
+  }
+
   quantize_config config_at(const point& p) const { return space_->config_at(base_, p, &ranges_); }
+  quantize_config config_of_subjects(const point& p, std::span<const std::size_t> subjects) const {
+    return space_->config_of_subjects(base_, p, subjects, &ranges_);
+  }
   const graph& base() const noexcept { return base_; }
   const range_table& ranges() const noexcept { return ranges_; }
   const std::vector<objective>& objectives() const noexcept { return objectives_; }
@@ -207,12 +217,22 @@ public:
   std::uint64_t seed() const override { return options_.seed; }
   std::size_t objective_count() const override { return result_.objectives.size(); }
   std::span<const observation> history() const override { return history_; }
+  std::vector<objective_vector> measure(const std::vector<subject_request>& requests) override {
+    std::vector<objective_vector> values(requests.size());
+    run_on_threads(requests.size(), [&](std::size_t k) {
+      const std::vector<double> v = runner_.measure(runner_.config_of_subjects(requests[k].choices, requests[k].subjects));
+      trial as_trial{.number = 0, .choices = {}, .values = v, .seconds = 0, .failure = {}};
+      values[k] = result_.minimized(as_trial);
+    });
+    return values;
+  }
   void add_sampling_time(double seconds, std::size_t points) override {
     result_.sampler_seconds += seconds;
     result_.sampled += points;
   }
 
   std::vector<objective_vector> evaluate(const std::vector<point>& points) override {
+    if (points.empty()) return {};
     const std::size_t first = next_;
     next_ += points.size();
     std::vector<std::optional<trial>> done(points.size());
@@ -233,30 +253,15 @@ public:
       done[k] = it->second;
     }
     std::mutex guard;
-    std::atomic<std::size_t> next{0};
-    std::exception_ptr failure;
-    const auto worker = [&] {
-      try {
-        for (std::size_t i = next++; i < pending.size(); i = next++) {
-          const std::size_t k = pending[i];
-          trial t = runner_.run(first + k, points[k]);
-          const std::lock_guard lock(guard);
-          if (log_) log_->append(space_, names_, t);
-          result_.trials.push_back(t);
-          if (options_.on_trial) options_.on_trial(result_, result_.trials.back());
-          done[k] = std::move(t);
-        }
-      } catch (...) {  // the journal could not be written: stop, and say so
-        const std::lock_guard lock(guard);
-        if (!failure) failure = std::current_exception();
-      }
-    };
-    const std::size_t jobs = options_.jobs != 0 ? options_.jobs : std::max(1u, std::thread::hardware_concurrency());
-    std::vector<std::thread> threads;
-    for (std::size_t j = 1; j < std::min(jobs, pending.size()); ++j) threads.emplace_back(worker);
-    worker();
-    for (std::thread& t : threads) t.join();
-    if (failure) std::rethrow_exception(failure);
+    run_on_threads(pending.size(), [&](std::size_t i) {
+      const std::size_t k = pending[i];
+      trial t = runner_.run(first + k, points[k]);
+      const std::lock_guard lock(guard);
+      if (log_) log_->append(space_, names_, t);
+      result_.trials.push_back(t);
+      if (options_.on_trial) options_.on_trial(result_, result_.trials.back());
+      done[k] = std::move(t);
+    });
 
     std::vector<objective_vector> values;
     for (std::size_t k = 0; k < points.size(); ++k) {
@@ -272,6 +277,30 @@ public:
   }
 
 private:
+  // Calls task(0), …, task(count - 1) on the search's threads; the first exception stops them and
+  // is rethrown.
+  template <class Task>
+  void run_on_threads(std::size_t count, Task&& task) const {
+    std::mutex guard;
+    std::atomic<std::size_t> next{0};
+    std::exception_ptr failure;
+    const auto worker = [&] {
+      try {
+        for (std::size_t i = next++; i < count; i = next++) task(i);
+      } catch (...) {
+        const std::lock_guard lock(guard);
+        if (!failure) failure = std::current_exception();
+        next = count;
+      }
+    };
+    const std::size_t jobs = options_.jobs != 0 ? options_.jobs : std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> threads;
+    for (std::size_t j = 1; j < std::min(jobs, count); ++j) threads.emplace_back(worker);
+    worker();
+    for (std::thread& t : threads) t.join();
+    if (failure) std::rethrow_exception(failure);
+  }
+
   const trial_runner& runner_;
   const search_space& space_;
   const search_options& options_;
