@@ -57,6 +57,8 @@ struct study {
   range_table ranges;         // what "NA" fraction widths were derived from
   double sampler_seconds = 0;  // time spent choosing points, this run
   std::size_t sampled = 0;     // points chosen this run
+  std::size_t measurements = 0;  // evaluations that are not trials (the ILP's sensitivities)
+  std::size_t reissued = 0;      // trials given to another MPI rank after theirs timed out
 
   // A trial's values with every objective minimized (maximized ones negated).
   objective_vector minimized(const trial& t) const {
@@ -194,15 +196,70 @@ private:
 
 namespace detail {
 
+// Calls task(0), …, task(count - 1) on `jobs` threads (0: one per core); the first exception
+// stops them and is rethrown.
+template <class Task>
+void run_on_threads(std::size_t jobs, std::size_t count, Task&& task) {
+  std::mutex guard;
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  const auto worker = [&] {
+    try {
+      for (std::size_t i = next++; i < count; i = next++) task(i);
+    } catch (...) {
+      const std::lock_guard lock(guard);
+      if (!failure) failure = std::current_exception();
+      next = count;
+    }
+  };
+  if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> threads;
+  for (std::size_t j = 1; j < std::min(jobs, count); ++j) threads.emplace_back(worker);
+  worker();
+  for (std::thread& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+// Where trials run: points[k] for each k in `pending` is trial first + k; `finished` is called
+// with each trial as it ends, one call at a time. And where measurements run (in order).
+using trial_executor = std::function<void(const trial_runner&, std::size_t first, const std::vector<point>& points,
+                                          const std::vector<std::size_t>& pending,
+                                          const std::function<void(trial)>& finished)>;
+using measure_executor =
+    std::function<std::vector<std::vector<double>>(const trial_runner&, const std::vector<subject_request>&)>;
+
+inline trial_executor thread_executor(std::size_t jobs) {
+  return [jobs](const trial_runner& runner, std::size_t first, const std::vector<point>& points,
+                const std::vector<std::size_t>& pending, const std::function<void(trial)>& finished) {
+    std::mutex guard;
+    run_on_threads(jobs, pending.size(), [&](std::size_t i) {
+      trial t = runner.run(first + pending[i], points[pending[i]]);
+      const std::lock_guard lock(guard);
+      finished(std::move(t));
+    });
+  };
+}
+
+inline measure_executor thread_measurer(std::size_t jobs) {
+  return [jobs](const trial_runner& runner, const std::vector<subject_request>& requests) {
+    std::vector<std::vector<double>> values(requests.size());
+    run_on_threads(jobs, requests.size(), [&](std::size_t k) {
+      values[k] = runner.measure(runner.config_of_subjects(requests[k].choices, requests[k].subjects));
+    });
+    return values;
+  };
+}
+
 // run_search's trials: numbered in order, replayed from the journal when it holds them (so a
-// resumed search gives its strategy the same history), else run on `jobs` threads and journaled
+// resumed search gives its strategy the same history), else run by the executor and journaled
 // as each finishes.
 class journaled_batches final : public trial_batches {
 public:
   journaled_batches(const trial_runner& runner, const search_space& space, const search_options& options, study& result,
-                    std::optional<journal>& log, std::vector<std::string> names)
+                    std::optional<journal>& log, std::vector<std::string> names, trial_executor execute,
+                    measure_executor measurer)
       : runner_(runner), space_(space), options_(options), result_(result), log_(log), names_(std::move(names)),
-        started_(std::chrono::steady_clock::now()) {
+        execute_(std::move(execute)), measurer_(std::move(measurer)), started_(std::chrono::steady_clock::now()) {
     if (log_)
       for (const trial& t : log_->recovered()) recovered_.insert_or_assign(t.number, t);
   }
@@ -218,12 +275,10 @@ public:
   std::size_t objective_count() const override { return result_.objectives.size(); }
   std::span<const observation> history() const override { return history_; }
   std::vector<objective_vector> measure(const std::vector<subject_request>& requests) override {
-    std::vector<objective_vector> values(requests.size());
-    run_on_threads(requests.size(), [&](std::size_t k) {
-      const std::vector<double> v = runner_.measure(runner_.config_of_subjects(requests[k].choices, requests[k].subjects));
-      trial as_trial{.number = 0, .choices = {}, .values = v, .seconds = 0, .failure = {}};
-      values[k] = result_.minimized(as_trial);
-    });
+    std::vector<objective_vector> values;
+    for (const std::vector<double>& v : measurer_(runner_, requests))
+      values.push_back(result_.minimized(trial{.number = 0, .choices = {}, .values = v, .seconds = 0, .failure = {}}));
+    result_.measurements += requests.size();
     return values;
   }
   void add_sampling_time(double seconds, std::size_t points) override {
@@ -252,14 +307,11 @@ public:
                                 options_.journal.string(), first + k));
       done[k] = it->second;
     }
-    std::mutex guard;
-    run_on_threads(pending.size(), [&](std::size_t i) {
-      const std::size_t k = pending[i];
-      trial t = runner_.run(first + k, points[k]);
-      const std::lock_guard lock(guard);
+    execute_(runner_, first, points, pending, [&](trial t) {
       if (log_) log_->append(space_, names_, t);
       result_.trials.push_back(t);
       if (options_.on_trial) options_.on_trial(result_, result_.trials.back());
+      const std::size_t k = t.number - first;
       done[k] = std::move(t);
     });
 
@@ -277,49 +329,25 @@ public:
   }
 
 private:
-  // Calls task(0), …, task(count - 1) on the search's threads; the first exception stops them and
-  // is rethrown.
-  template <class Task>
-  void run_on_threads(std::size_t count, Task&& task) const {
-    std::mutex guard;
-    std::atomic<std::size_t> next{0};
-    std::exception_ptr failure;
-    const auto worker = [&] {
-      try {
-        for (std::size_t i = next++; i < count; i = next++) task(i);
-      } catch (...) {
-        const std::lock_guard lock(guard);
-        if (!failure) failure = std::current_exception();
-        next = count;
-      }
-    };
-    const std::size_t jobs = options_.jobs != 0 ? options_.jobs : std::max(1u, std::thread::hardware_concurrency());
-    std::vector<std::thread> threads;
-    for (std::size_t j = 1; j < std::min(jobs, count); ++j) threads.emplace_back(worker);
-    worker();
-    for (std::thread& t : threads) t.join();
-    if (failure) std::rethrow_exception(failure);
-  }
-
   const trial_runner& runner_;
   const search_space& space_;
   const search_options& options_;
   study& result_;
   std::optional<journal>& log_;
   std::vector<std::string> names_;
+  trial_executor execute_;
+  measure_executor measurer_;
   std::chrono::steady_clock::time_point started_;
   std::map<std::size_t, trial> recovered_;
   std::vector<observation> history_;
   std::size_t next_ = 0;
 };
 
-}  // namespace detail
-
-// Runs a search over `g` (a graph as imported or built: the metadata passes run here): the
-// enqueued points first, then the strategy's, `options.trials` in all.
-inline study run_search(const graph& g, const search_space& space, sampler& strategy,
-                        const std::vector<objective>& objs, const evaluation_data& data,
-                        const search_options& options = {}) {
+// run_search with the trials and measurements run where the executors say (threads, MPI ranks).
+inline study run_search_with(const graph& g, const search_space& space, sampler& strategy,
+                             const std::vector<objective>& objs, const evaluation_data& data,
+                             const search_options& options, const trial_executor& execute,
+                             const measure_executor& measurer) {
   if (options.batch_size == 0) throw error("search: batch_size must be at least 1");
   if (data.inputs.empty()) throw error("search: no evaluation data; give the model's inputs");
   const trial_runner runner(g, space, objs, data, options.mode);
@@ -331,9 +359,9 @@ inline study run_search(const graph& g, const search_space& space, sampler& stra
   std::vector<std::string> names;
   for (const objective& o : objs) names.push_back(o.name);
   std::optional<journal> log;
-  if (!options.journal.empty()) log.emplace(options.journal, detail::search_header(space, strategy, objs, options));
+  if (!options.journal.empty()) log.emplace(options.journal, search_header(space, strategy, objs, options));
 
-  detail::journaled_batches batches(runner, space, options, result, log, names);
+  journaled_batches batches(runner, space, options, result, log, names, execute, measurer);
   // Enqueued points (Optuna's enqueue_trial) in batches of their own, then the strategy.
   for (std::size_t at = 0; at < options.enqueued.size() && batches.budget_left() > 0;) {
     const std::size_t count = std::min({options.batch_size, options.enqueued.size() - at, batches.budget_left()});
@@ -345,6 +373,17 @@ inline study run_search(const graph& g, const search_space& space, sampler& stra
   std::sort(result.trials.begin(), result.trials.end(),
             [](const trial& a, const trial& b) { return a.number < b.number; });
   return result;
+}
+
+}  // namespace detail
+
+// Runs a search over `g` (a graph as imported or built: the metadata passes run here): the
+// enqueued points first, then the strategy's, `options.trials` in all, on `options.jobs` threads.
+inline study run_search(const graph& g, const search_space& space, sampler& strategy,
+                        const std::vector<objective>& objs, const evaluation_data& data,
+                        const search_options& options = {}) {
+  return detail::run_search_with(g, space, strategy, objs, data, options, detail::thread_executor(options.jobs),
+                                 detail::thread_measurer(options.jobs));
 }
 
 }  // namespace mase::search

@@ -1,0 +1,103 @@
+// run_search_mpi under mpirun (2 or 3 ranks): the master's study equals a single process's for
+// the same seed, trial by trial, its journal holds every trial once; with 3 ranks, rank 2 stalls
+// on its first trial past the timeout, which is re-issued to another rank and the study is still
+// the same. Exit status 0 on success. usage: mpirun -np N test_mpi OUTPUT_DIR
+#include <mase/ir/builder.hpp>
+#include <mase/search/mpi.hpp>
+#include <mase/search/study.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+using namespace mase;
+using namespace mase::search;
+
+namespace {
+
+graph small_mlp() {
+  builder b;
+  auto x = b.input("x", {64, 8});
+  auto h = b.add("fc1", op::linear{.in_features = 8, .out_features = 16}, x);
+  h = b.add("relu", op::relu{}, h);
+  h = b.add("fc2", op::linear{.in_features = 16, .out_features = 4}, h);
+  return b.output(h);
+}
+
+choice_list ints(std::initializer_list<std::int64_t> values) {
+  choice_list list;
+  for (std::int64_t v : values) list.emplace_back(v);
+  return list;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int status = 0;
+  try {
+    const std::filesystem::path dir = argc > 1 ? argv[1] : ".";
+    const graph g = small_mlp();
+    tensor x({64, 8});
+    for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] = static_cast<float>(std::cos(0.61 * static_cast<double>(i)));
+    const evaluation_data data{.inputs = {{"x", x}}, .labels = {}, .calibration = {}};
+    const search_space space = build_search_space(
+        g, {.by = quantize_by::name,
+            .seed = {{"default",
+                      {{"name", {std::string("integer")}},
+                       {"data_in_width", ints({3, 4, 6, 8})},
+                       {"data_in_frac_width", {std::string("NA")}},
+                       {"weight_width", ints({2, 3, 4, 6, 8})},
+                       {"bias_width", ints({8})}}}}});
+    // A user's objective: rank 2 stalls on its first trial, longer than the timeout below.
+    bool stalled = false;
+    objective stall{"stall", direction::minimize, [&](const trial_view&) {
+                      if (rank == 2 && !stalled) {
+                        stalled = true;
+                        std::this_thread::sleep_for(std::chrono::seconds(4));
+                      }
+                      return 0.0;
+                    }};
+    const std::vector<objective> objs{objectives::output_mse(), objectives::average_bitwidth(), stall};
+    const std::filesystem::path journal = dir / fmt::format("mpi_{}_ranks.jsonl", size);
+    if (rank == 0) {
+      std::filesystem::create_directories(dir);
+      std::filesystem::remove(journal);
+    }
+    tpe_sampler sampler;
+    const search_options options{.trials = 40, .batch_size = 6, .seed = 7, .journal = rank == 0 ? journal : ""};
+    const study distributed = run_search_mpi(g, space, sampler, objs, data, options, {.worker_timeout_seconds = 1.5});
+    if (rank == 0) {
+      tpe_sampler again;
+      search_options local = options;
+      local.journal.clear();
+      const study single = run_search(g, space, again, objs, data, local);
+      bool same = distributed.trials.size() == 40 && single.trials.size() == 40;
+      for (std::size_t i = 0; same && i < 40; ++i)
+        same = distributed.trials[i].number == i && distributed.trials[i].choices == single.trials[i].choices &&
+               distributed.trials[i].values == single.trials[i].values;
+      std::ifstream lines(journal);
+      std::size_t count = 0;
+      for (std::string line; std::getline(lines, line);) ++count;
+      fmt::print("mpi: {} ranks, {} trials, {} the single process's; journal {} lines; {} re-issued\n", size,
+                 distributed.trials.size(), same ? "identical to" : "DIFFERENT from", count, distributed.reissued);
+      if (!same || count != 41 || distributed.reissued != (size >= 3 ? 1u : 0u)) status = 1;
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "test_mpi (rank %d): %s\n", rank, e.what());
+    status = 1;
+  }
+  MPI_Finalize();
+  return status;
+}
