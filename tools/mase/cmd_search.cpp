@@ -13,6 +13,11 @@
 #if MASE_WITH_GLPK
 #include <mase/search/ilp.hpp>
 #endif
+#if MASE_WITH_MPI
+#include <mase/search/mpi.hpp>
+
+#include <cstdlib>  // getenv
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -68,9 +73,39 @@ std::string duration_text(double seconds) {
   return fmt::format("{:.1f} h", seconds / 3600);
 }
 
+#if MASE_WITH_MPI
+// MPI for the length of the command, when mpirun (or another launcher) started it: OpenMPI and
+// MPICH set these variables in every rank they start.
+class mpi_session {
+public:
+  mpi_session() {
+    if (std::getenv("OMPI_COMM_WORLD_SIZE") == nullptr && std::getenv("PMI_SIZE") == nullptr) return;
+    int provided = 0;
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    started_ = true;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  }
+  mpi_session(const mpi_session&) = delete;
+  mpi_session& operator=(const mpi_session&) = delete;
+  ~mpi_session() {
+    if (started_) MPI_Finalize();
+  }
+  int rank() const noexcept { return rank_; }
+  int size() const noexcept { return size_; }
+
+private:
+  bool started_ = false;
+  int rank_ = 0, size_ = 1;
+};
+#endif
+
 }  // namespace
 
 int run_search(const search_command_options& o) {
+#if MASE_WITH_MPI
+  const mpi_session mpi;
+#endif
   search::search_config config = search::load_search_config(o.config);
   if (o.jobs) config.options.jobs = *o.jobs;
   if (o.seed) config.options.seed = *o.seed;
@@ -108,20 +143,27 @@ int run_search(const search_command_options& o) {
   if (!sampler) sampler = search::make_sampler(config.sampler, o.config.string() + ": sampler");
   const std::vector<search::objective> objectives = search::objectives_of(config);
 
-  std::error_code ec;
-  fs::create_directories(o.out / "pareto", ec);
-  if (ec) throw mase::error(fmt::format("cannot create {}: {}", (o.out / "pareto").string(), ec.message()));
   config.options = search::options_for(config, space);
   config.options.journal = o.out / "trials.jsonl";
-
-  fmt::print("search: {} dimensions over {} subjects ({:.3g} points), sampler {}, {} trials in batches of {}, "
+#if MASE_WITH_MPI
+  const bool master = mpi.rank() == 0;  // the only rank that writes and prints
+#else
+  const bool master = true;
+#endif
+  if (master) {
+    std::error_code ec;
+    fs::create_directories(o.out / "pareto", ec);
+    if (ec) throw mase::error(fmt::format("cannot create {}: {}", (o.out / "pareto").string(), ec.message()));
+  }
+  if (master) fmt::print("search: {} dimensions over {} subjects ({:.3g} points), sampler {}, {} trials in batches of {}, "
              "jobs: {}, seed {}, evaluated {} on {} samples\n",
              space.dimensions.size(), space.subjects.size(), space.size(), sampler->name(), config.options.trials,
-             config.options.batch_size, config.options.jobs == 0 ? fmt::format("{} (all cores)", std::max(1u, std::thread::hardware_concurrency())) : fmt::format("{}", config.options.jobs),
+             config.options.batch_size, config.options.jobs == 0 ? fmt::format("{} (all cores)", std::max(1u, std::thread::hardware_concurrency()))
+                                       : fmt::format("{}", config.options.jobs),
              config.options.seed, mase::to_string(config.options.mode), samples);
   std::fflush(stdout);
 
-  progress_bar bar("trials", config.options.trials);
+  progress_bar bar("trials", master ? config.options.trials : 0);
   const auto start = std::chrono::steady_clock::now();
   std::size_t ran = 0;
   config.options.on_trial = [&](const search::study& s, const search::trial&) {
@@ -138,7 +180,20 @@ int run_search(const search_command_options& o) {
     bar.update(s.trials.size(), fmt::format("{:.1f} trials/s, best {} {}, {} left", rate, s.objectives[0].name,
                                             best ? fmt::format("{:.4g}", *best) : std::string("-"), duration_text(left)));
   };
+#if MASE_WITH_MPI
+  // Under mpirun: rank 0 runs the search and writes everything; the other ranks evaluate trials.
+  if (mpi.size() > 1 && mpi.rank() != 0) {
+    config.options.journal.clear();
+    (void)search::run_search_mpi(model.graph, space, *sampler, objectives, data, config.options);
+    return 0;
+  }
+  const search::study result =
+      mpi.size() > 1 ? search::run_search_mpi(model.graph, space, *sampler, objectives, data, config.options)
+                     : search::run_search(model.graph, space, *sampler, objectives, data, config.options);
+  if (mpi.size() > 1) fmt::print("MPI: {} ranks; {} trials re-issued after a rank timed out\n", mpi.size(), result.reissued);
+#else
   const search::study result = search::run_search(model.graph, space, *sampler, objectives, data, config.options);
+#endif
   bar.clear();
 
   const std::size_t failed = static_cast<std::size_t>(

@@ -225,8 +225,9 @@ if(MASE_BUILD_EXAMPLES)  # the examples folder is added after this one
   set(search_model "${mase_cli_root}/examples/data/mlp_784_256_64_10.onnx")
   set(search_toml "${mase_cli_root}/examples/data/mlp_search.toml")
   set(search_out "${mase_cli_out}/search")
-  set(search_args search ${search_model} --config ${search_toml} --data x=${search_data}/digits_x.npy
-      --labels ${search_data}/digits_labels.npy --out ${search_out} --jobs 2)
+  set(search_inputs ${search_model} --config ${search_toml} --data x=${search_data}/digits_x.npy
+      --labels ${search_data}/digits_labels.npy)
+  set(search_args search ${search_inputs} --out ${search_out} --jobs 2)
   mase_cli_check(NAME search ARGS ${search_args} --trials 32 RC 0 FRESH_DIR ${search_out}
                  STDOUT "32 trials \\(32 run now.*Pareto front: [0-9]+ of 32 trials.*best: trial [0-9]+ .*fc1 +linear +fixed<")
   set_tests_properties(mase_cli/search PROPERTIES FIXTURES_REQUIRED search_data FIXTURES_SETUP search_first)
@@ -243,6 +244,18 @@ if(MASE_BUILD_EXAMPLES)  # the examples folder is added after this one
                  STDOUT "verilator: [0-9]+ passed, 0 failed")
   set_tests_properties(mase_cli/search_best_quantize mase_cli/search_best_run mase_cli/search_best_emit PROPERTIES
                        FIXTURES_REQUIRED "search_data;search_done")
+  # The same command under mpirun: rank 0 searches and writes, rank 1 evaluates trials.
+  if(MPI_CXX_FOUND)
+    set(mpi_args ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 --oversubscribe $<TARGET_FILE:mase_cli> search
+        ${search_inputs} --trials 16 --out ${mase_cli_out}/search_mpi)
+    list(JOIN mpi_args "|" mpi_command)
+    add_test(NAME mase_cli/search_mpi
+             COMMAND ${CMAKE_COMMAND} "-DARGS=${mpi_command}" -DEXPECT_RC=0 -DWORKING_DIRECTORY=${mase_cli_root}
+                     "-DSTDOUT_REGEX=MPI: 2 ranks. 0 trials re-issued.*16 trials .16 run now.*best: trial"
+                     -DFRESH_DIR=${mase_cli_out}/search_mpi -P ${CMAKE_CURRENT_SOURCE_DIR}/check_command.cmake)
+    set_tests_properties(mase_cli/search_mpi PROPERTIES FIXTURES_REQUIRED search_data
+      ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;ASAN_OPTIONS=detect_leaks=0")
+  endif()
   # Bad input: accuracy without labels (a usage error naming the metric), a bad TOML key.
   mase_cli_check(NAME search_without_labels ARGS search ${search_model} --config ${search_toml}
                  --data x=${search_data}/digits_x.npy --out ${mase_cli_out}/search_no_labels RC 2 ONE_LINE
