@@ -16,7 +16,6 @@ import os
 import numpy as np
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 import make_synthetic_digits as digits
 
@@ -40,17 +39,7 @@ def main():
         ("fc1", nn.Linear(400, 120)), ("relu3", nn.ReLU()),
         ("fc2", nn.Linear(120, 84)), ("relu4", nn.ReLU()),
         ("fc3", nn.Linear(84, 10))]))
-    x = torch.from_numpy(train_x.reshape(-1, 1, 28, 28).astype(np.float32) / 255)
-    y = torch.from_numpy(train_y.astype(np.int64))
-    optimiser = torch.optim.Adam(model.parameters(), lr=1e-3)
-    for epoch in range(4):
-        order = torch.randperm(len(x))
-        for start in range(0, len(x), 64):
-            batch = order[start:start + 64]
-            optimiser.zero_grad()
-            loss = F.cross_entropy(model(x[batch]), y[batch])
-            loss.backward()
-            optimiser.step()
+    digits.train(model, train_x.reshape(-1, 1, 28, 28), train_y)
 
     model.eval()
     with torch.no_grad():

@@ -48,6 +48,21 @@ def sample(templates, rng, count):
     return np.round(images * 255).astype(np.uint8), labels.astype(np.uint8)
 
 
+def train(model, images, labels, epochs=4):
+    """Adam, learning rate 1e-3, batches of 64, on uint8 images / 255 (make_lenet.py trains this way too)."""
+    x = torch.from_numpy(images.astype(np.float32) / 255)
+    y = torch.from_numpy(labels.astype(np.int64))
+    optimiser = torch.optim.Adam(model.parameters(), lr=1e-3)
+    for epoch in range(epochs):
+        order = torch.randperm(len(x))
+        for start in range(0, len(x), 64):
+            batch = order[start:start + 64]
+            optimiser.zero_grad()
+            loss = F.cross_entropy(model(x[batch]), y[batch])
+            loss.backward()
+            optimiser.step()
+
+
 def main():
     rng = np.random.default_rng(2026)
     torch.manual_seed(2026)
@@ -60,17 +75,7 @@ def main():
         ("fc1", nn.Linear(784, 256)), ("relu1", nn.ReLU()),
         ("fc2", nn.Linear(256, 64)), ("relu2", nn.ReLU()),
         ("fc3", nn.Linear(64, 10))]))
-    x = torch.from_numpy(train_x.reshape(-1, 784).astype(np.float32) / 255)
-    y = torch.from_numpy(train_y.astype(np.int64))
-    optimiser = torch.optim.Adam(model.parameters(), lr=1e-3)
-    for epoch in range(4):
-        order = torch.randperm(len(x))
-        for start in range(0, len(x), 64):
-            batch = order[start:start + 64]
-            optimiser.zero_grad()
-            loss = F.cross_entropy(model(x[batch]), y[batch])
-            loss.backward()
-            optimiser.step()
+    train(model, train_x.reshape(-1, 784), train_y)
 
     with torch.no_grad():
         tx = torch.from_numpy(test_x.reshape(-1, 784).astype(np.float32) / 255)

@@ -6,6 +6,8 @@
 #include <mase/search/sampler.hpp>
 #include <mase/search/space.hpp>
 
+#include "search_fixtures.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -16,24 +18,9 @@
 
 using namespace mase;
 using namespace mase::search;
+using namespace mase_search_test;
 
 namespace {
-
-// x [16, 8] → fc1 (8→16) → relu → fc2 (16→4) → output
-graph small_mlp() {
-  builder b;
-  auto x = b.input("x", {16, 8});
-  auto h = b.add("fc1", op::linear{.in_features = 8, .out_features = 16}, x);
-  h = b.add("relu", op::relu{}, h);
-  h = b.add("fc2", op::linear{.in_features = 16, .out_features = 4}, h);
-  return b.output(h);
-}
-
-choice_list ints(std::initializer_list<std::int64_t> values) {
-  choice_list list;
-  for (std::int64_t v : values) list.emplace_back(v);
-  return list;
-}
 
 seed_config integer_seed(std::string key, choice_list widths) {
   return {std::move(key),
@@ -43,7 +30,7 @@ seed_config integer_seed(std::string key, choice_list widths) {
 }  // namespace
 
 TEST_CASE("a space by name covers every quantizable node, by type every op type") {
-  const graph g = small_mlp();
+  const graph g = small_mlp(16);
   const search_space by_name = build_search_space(
       g, {.by = quantize_by::name, .seed = {integer_seed("default", ints({4, 8})), integer_seed("fc2", ints({2, 4, 8}))}});
   CHECK(by_name.subjects == std::vector<std::string>{"fc1", "relu", "fc2"});
@@ -72,7 +59,7 @@ TEST_CASE("a space by name covers every quantizable node, by type every op type"
 }
 
 TEST_CASE("a bad seed is an error naming its entry") {
-  const graph g = small_mlp();
+  const graph g = small_mlp(16);
   const config_source source{.file = "s.toml", .table = "search.search_space"};
   CHECK_THROWS_WITH(build_search_space(g, {.by = quantize_by::name, .seed = {integer_seed("fc9", ints({4}))}, .source = source}),
                     Catch::Contains("[search.search_space.seed.fc9.config]") && Catch::Contains("no quantizable node named fc9"));
@@ -96,7 +83,7 @@ TEST_CASE("fraction_bits_for: the integer part just holds the magnitude") {
 }
 
 TEST_CASE("NA fraction widths come from the ranges measured on the data") {
-  const graph g = small_mlp();
+  const graph g = small_mlp(16);
   tensor x({16, 8});
   for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i))) * 3.0f;
   const range_table ranges = measure_ranges(g, {{"x", x}});
@@ -213,7 +200,7 @@ TEST_CASE("TPE finds a separable optimum sooner than random search") {
 }
 
 TEST_CASE("uniform points: every subject takes the same value of each key") {
-  const graph g = small_mlp();
+  const graph g = small_mlp(16);
   const search_space space = build_search_space(
       g, {.by = quantize_by::name,
           .seed = {{"default", {{"name", {std::string("integer")}}, {"data_in_width", ints({4, 8})}, {"weight_width", ints({2, 4, 8})}}},

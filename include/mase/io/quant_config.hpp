@@ -298,16 +298,24 @@ inline quantize_config parse_quantize_config(std::string_view text, std::string_
 }
 
 // A quantize config from a TOML file (MASE's layout; see the top of this file).
-inline quantize_config load_quantize_config(const std::filesystem::path& path,
-                                            const quantize_config_options& options = {}) {
+namespace detail {
+
+// A config file's text; `what` names it in errors ("quantize config").
+inline std::string read_config_text(const std::filesystem::path& path, std::string_view what) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    throw error(
-        fmt::format("cannot read quantize config {}: the file does not exist or is not readable", path.string()));
+    throw error(fmt::format("cannot read {} {}: the file does not exist or is not readable", what, path.string()));
   std::ostringstream text;
   text << in.rdbuf();
-  if (in.bad()) throw error(fmt::format("cannot read quantize config {}: reading failed", path.string()));
-  return parse_quantize_config(text.str(), path.string(), options);
+  if (in.bad()) throw error(fmt::format("cannot read {} {}: reading failed", what, path.string()));
+  return std::move(text).str();
+}
+
+}  // namespace detail
+
+inline quantize_config load_quantize_config(const std::filesystem::path& path,
+                                            const quantize_config_options& options = {}) {
+  return parse_quantize_config(detail::read_config_text(path, "quantize config"), path.string(), options);
 }
 
 }  // namespace mase

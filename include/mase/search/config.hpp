@@ -321,11 +321,7 @@ inline search_config parse_search_config(std::string_view text, std::string_view
 }
 
 inline search_config load_search_config(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw error(fmt::format("cannot read search config {}: the file does not exist or is not readable", path.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_search_config(text.str(), path.string());
+  return parse_search_config(mase::detail::read_config_text(path, "search config"), path.string());
 }
 
 }  // namespace mase::search

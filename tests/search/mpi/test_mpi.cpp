@@ -6,6 +6,8 @@
 #include <mase/search/mpi.hpp>
 #include <mase/search/study.hpp>
 
+#include "../search_fixtures.hpp"
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -19,25 +21,7 @@
 
 using namespace mase;
 using namespace mase::search;
-
-namespace {
-
-graph small_mlp() {
-  builder b;
-  auto x = b.input("x", {64, 8});
-  auto h = b.add("fc1", op::linear{.in_features = 8, .out_features = 16}, x);
-  h = b.add("relu", op::relu{}, h);
-  h = b.add("fc2", op::linear{.in_features = 16, .out_features = 4}, h);
-  return b.output(h);
-}
-
-choice_list ints(std::initializer_list<std::int64_t> values) {
-  choice_list list;
-  for (std::int64_t v : values) list.emplace_back(v);
-  return list;
-}
-
-}  // namespace
+using namespace mase_search_test;
 
 int main(int argc, char** argv) {
   int provided = 0;
@@ -49,9 +33,7 @@ int main(int argc, char** argv) {
   try {
     const std::filesystem::path dir = argc > 1 ? argv[1] : ".";
     const graph g = small_mlp();
-    tensor x({64, 8});
-    for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] = static_cast<float>(std::cos(0.61 * static_cast<double>(i)));
-    const evaluation_data data{.inputs = {{"x", x}}, .labels = {}, .calibration = {}};
+    const evaluation_data data = small_data();
     const search_space space = build_search_space(
         g, {.by = quantize_by::name,
             .seed = {{"default",

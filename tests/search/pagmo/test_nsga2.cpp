@@ -6,6 +6,8 @@
 #include <mase/search/nsga2.hpp>
 #include <mase/search/study.hpp>
 
+#include "../search_fixtures.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -17,29 +19,9 @@
 
 using namespace mase;
 using namespace mase::search;
+using namespace mase_search_test;
 
 namespace {
-
-graph small_mlp() {
-  builder b;
-  auto x = b.input("x", {64, 8});
-  auto h = b.add("fc1", op::linear{.in_features = 8, .out_features = 16}, x);
-  h = b.add("relu", op::relu{}, h);
-  h = b.add("fc2", op::linear{.in_features = 16, .out_features = 4}, h);
-  return b.output(h);
-}
-
-evaluation_data small_data() {
-  tensor x({64, 8});
-  for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] = static_cast<float>(std::cos(0.61 * static_cast<double>(i)));
-  return {.inputs = {{"x", x}}, .labels = {}, .calibration = {}};
-}
-
-choice_list ints(std::initializer_list<std::int64_t> values) {
-  choice_list list;
-  for (std::int64_t v : values) list.emplace_back(v);
-  return list;
-}
 
 search_space widths_space(const graph& g) {
   return build_search_space(g, {.by = quantize_by::name,
