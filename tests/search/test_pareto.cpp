@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -103,4 +105,11 @@ TEST_CASE("crowding distances: boundaries infinite, inner points the normalized 
   // Point 1: neighbours 0 and 2: (2 - 0)/4 + (4 - 1)/4; point 2: (4 - 1)/4 + (2 - 0)/4.
   CHECK(d[1] == Approx(2.0 / 4 + 3.0 / 4));
   CHECK(d[2] == Approx(3.0 / 4 + 2.0 / 4));
+}
+
+TEST_CASE("crowding distances stay numbers when an objective is infinite") {
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<objective_vector> points{{0, inf}, {1, 2}, {2, 1}, {3, inf}};
+  const std::vector<std::size_t> members{0, 1, 2, 3};
+  for (double d : crowding_distances(points, members)) CHECK_FALSE(std::isnan(d));
 }

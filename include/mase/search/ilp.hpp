@@ -69,10 +69,15 @@ public:
     const std::vector<objective_vector> measured = trials.measure(requests);
     measurements_ = measured.size();
     std::size_t at = 1;
-    for (subject_choices& subject : table_)
-      for (std::size_t c = 0; c < subject.combinations.size(); ++c, ++at) {
-        subject.sensitivity.push_back(measured[at][0] - measured[0][0]);
-        subject.cost.push_back(measured[at][1] - measured[0][1]);
+    for (std::size_t s = 0; s < table_.size(); ++s)
+      for (std::size_t c = 0; c < table_[s].combinations.size(); ++c, ++at) {
+        const double sensitivity = measured[at][0] - measured[0][0], cost = measured[at][1] - measured[0][1];
+        if (!std::isfinite(sensitivity) || !std::isfinite(cost))
+          throw error(fmt::format("the ilp sampler: quantizing only {} gives an objective that is not a finite number; "
+                                  "the ILP needs finite sensitivities and costs",
+                                  space.subjects[s]));
+        table_[s].sensitivity.push_back(sensitivity);
+        table_[s].cost.push_back(cost);
       }
 
     double cheapest = 0, dearest = 0;

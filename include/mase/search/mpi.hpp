@@ -289,10 +289,22 @@ inline study run_search_mpi(const graph& g, const search_space& space, sampler& 
     });
     return out;
   };
-  study result = detail::run_search_with(g, space, strategy, objs, data, options, execute, measure);
-  if (dispatcher) result.reissued = dispatcher->given_up();
-  dispatcher.reset();  // tells the workers to stop
-  return result;
+  try {
+    study result = detail::run_search_with(g, space, strategy, objs, data, options, execute, measure);
+    if (dispatcher) result.reissued = dispatcher->given_up();
+    dispatcher.reset();  // tells the workers to stop
+    return result;
+  } catch (...) {
+    // An error only the master meets (its journal, say) still lets the workers go.
+    if (dispatcher) {
+      dispatcher.reset();
+    } else {
+      int size = 1;
+      MPI_Comm_size(mpi.communicator, &size);
+      for (int r = 1; r < size; ++r) MPI_Send(nullptr, 0, MPI_CHAR, r, detail::stop_tag, mpi.communicator);
+    }
+    throw;
+  }
 }
 
 }  // namespace mase::search

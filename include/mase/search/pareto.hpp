@@ -6,6 +6,7 @@
 #include <mase/core/error.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <limits>
 #include <numeric>
@@ -81,7 +82,7 @@ inline std::vector<double> crowding_distances(std::span<const objective_vector> 
                      [&](std::size_t a, std::size_t b) { return values[members[a]][k] < values[members[b]][k]; });
     const double low = values[members[order.front()]][k], high = values[members[order.back()]][k];
     distance[order.front()] = distance[order.back()] = std::numeric_limits<double>::infinity();
-    if (!(high > low)) continue;
+    if (!(high > low) || !std::isfinite(high - low)) continue;  // one value, or an infinite one: no spread
     for (std::size_t i = 1; i + 1 < m; ++i)
       distance[order[i]] += (values[members[order[i + 1]]][k] - values[members[order[i - 1]]][k]) / (high - low);
   }

@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -60,11 +61,14 @@ struct study {
   std::size_t measurements = 0;  // evaluations that are not trials (the ILP's sensitivities)
   std::size_t reissued = 0;      // trials given to another MPI rank after theirs timed out
 
-  // A trial's values with every objective minimized (maximized ones negated).
+  // A trial's values with every objective minimized (maximized ones negated); a NaN (an
+  // objective with nothing to measure) is the worst value, so orders and fronts stay defined.
   objective_vector minimized(const trial& t) const {
     objective_vector v(t.values.size());
     for (std::size_t k = 0; k < v.size(); ++k)
-      v[k] = objectives[k].sense == direction::maximize ? -t.values[k] : t.values[k];
+      v[k] = std::isnan(t.values[k])                     ? std::numeric_limits<double>::infinity()
+             : objectives[k].sense == direction::maximize ? -t.values[k]
+                                                          : t.values[k];
     return v;
   }
 

@@ -76,6 +76,21 @@ int main(int argc, char** argv) {
                  distributed.trials.size(), same ? "identical to" : "DIFFERENT from", count, distributed.reissued);
       if (!same || count != 41 || distributed.reissued != (size >= 3 ? 1u : 0u)) status = 1;
     }
+    // An error only the master meets (another search's journal) still lets the workers go.
+    search_options other = options;
+    other.seed = 8;
+    bool refused = false;
+    try {
+      tpe_sampler third;
+      (void)run_search_mpi(g, space, third, objs, data, other, {.worker_timeout_seconds = 1.5});
+    } catch (const error& e) {
+      refused = rank == 0 && std::string(e.what()).find("written by a different search") != std::string::npos;
+    }
+    if (rank == 0) {
+      fmt::print("mpi: another search's journal {} on rank 0; the workers were released\n",
+                 refused ? "refused" : "NOT refused");
+      if (!refused) status = 1;
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "test_mpi (rank %d): %s\n", rank, e.what());
     status = 1;
