@@ -9,6 +9,7 @@
 #include <mase/pass/pipeline.hpp>
 #include <mase/pass/quantization_report.hpp>
 #include <mase/pass/quantize.hpp>
+#include <mase/search/report.hpp>
 #include <mase/search/study.hpp>
 
 #include "search_fixtures.hpp"
@@ -217,4 +218,35 @@ TEST_CASE("grid stops at the end of its space, and a config every trial fails on
       g, {.by = quantize_by::type, .seed = {{"linear", {{"name", {std::string("integer")}}, {"weight_width", ints({0})}}}}});
   CHECK_THROWS_WITH(run_search(g, broken, grid, {objectives::average_bitwidth()}, small_data(), {.trials = 4}),
                     Catch::Contains("every trial of the first batch failed"));
+}
+
+TEST_CASE("the outputs: pareto.csv holds the front, pareto.svg every successful trial") {
+  const graph g = small_mlp();
+  const search_space space = widths_space(g);
+  random_sampler sampler;
+  const study s = run_search(g, space, sampler, agreement_and_bits(), small_data(), {.trials = 16, .seed = 2});
+  const std::vector<std::size_t> front = s.pareto_front();
+  const std::string csv = pareto_csv(s);
+  std::istringstream lines(csv);
+  std::string header, line;
+  std::getline(lines, header);
+  CHECK(header.starts_with("trial,agreement,average_bitwidth,fc1.name,fc1.data_in_width"));
+  std::size_t rows = 0;
+  while (std::getline(lines, line)) {
+    REQUIRE(rows < front.size());
+    CHECK(line.starts_with(std::to_string(s.trials[front[rows]].number) + ","));
+    ++rows;
+  }
+  CHECK(rows == front.size());
+
+  const std::string svg = pareto_svg(s);
+  const std::string red_fill = "fill=\"#d62728\"";
+  std::size_t circles = 0, red = 0;
+  for (std::size_t at = svg.find("<circle"); at != std::string::npos; at = svg.find("<circle", at + 1)) {
+    ++circles;
+    red += svg.compare(svg.find("fill=", at), red_fill.size(), red_fill) == 0;
+  }
+  CHECK(circles == s.trials.size());  // one panel (two objectives), every trial succeeded
+  CHECK(red == front.size());
+  CHECK(svg.find(fmt::format("{} trials, {} on the front", s.trials.size(), front.size())) != std::string::npos);
 }
