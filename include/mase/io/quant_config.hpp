@@ -283,18 +283,24 @@ inline std::string quantize_config_to_toml(const quantize_config& config, std::s
   return out;
 }
 
+namespace detail {
+
+// TOML text parsed; a syntax error is a mase::error at file:line:column.
+inline toml::table parse_toml(std::string_view text, std::string_view file) {
+  try {
+    return toml::parse(text, file);
+  } catch (const toml::parse_error& e) {
+    throw error(fmt::format("{}:{}:{}: TOML syntax error: {}", file, e.source().begin.line, e.source().begin.column,
+                            e.description()));
+  }
+}
+
+}  // namespace detail
+
 // A quantize config from TOML text; `file` names the source in messages.
 inline quantize_config parse_quantize_config(std::string_view text, std::string_view file = "<string>",
                                              const quantize_config_options& options = {}) {
-  const std::string name(file);
-  toml::table root;
-  try {
-    root = toml::parse(text, std::string_view(name));
-  } catch (const toml::parse_error& e) {
-    throw error(fmt::format("{}:{}:{}: TOML syntax error: {}", name, e.source().begin.line, e.source().begin.column,
-                            e.description()));
-  }
-  return detail::quantize_config_from_toml(root, name, options);
+  return detail::quantize_config_from_toml(detail::parse_toml(text, file), std::string(file), options);
 }
 
 // A quantize config from a TOML file (MASE's layout; see the top of this file).

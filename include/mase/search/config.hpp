@@ -309,15 +309,7 @@ inline search_config search_config_from_toml(const toml::table& root, const std:
 }  // namespace detail
 
 inline search_config parse_search_config(std::string_view text, std::string_view file = "<string>") {
-  const std::string name(file);
-  toml::table root;
-  try {
-    root = toml::parse(text, std::string_view(name));
-  } catch (const toml::parse_error& e) {
-    throw error(fmt::format("{}:{}:{}: TOML syntax error: {}", name, e.source().begin.line, e.source().begin.column,
-                            e.description()));
-  }
-  return detail::search_config_from_toml(root, name);
+  return detail::search_config_from_toml(mase::detail::parse_toml(text, file), std::string(file));
 }
 
 inline search_config load_search_config(const std::filesystem::path& path) {
