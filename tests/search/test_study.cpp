@@ -250,3 +250,22 @@ TEST_CASE("the outputs: pareto.csv holds the front, pareto.svg every successful 
   CHECK(red == front.size());
   CHECK(svg.find(fmt::format("{} trials, {} on the front", s.trials.size(), front.size())) != std::string::npos);
 }
+
+TEST_CASE("bops: per sample, each multiply-accumulate's data bits times its weight bits") {
+  const graph g = small_mlp();
+  const search_space space = widths_space(g);
+  REQUIRE(space.dimension_name(1) == "fc1.data_in_width");
+  REQUIRE(space.dimension_name(3) == "fc1.weight_width");
+  REQUIRE(space.dimension_name(9) == "fc2.data_in_width");
+  REQUIRE(space.dimension_name(11) == "fc2.weight_width");
+  random_sampler sampler;
+  const study s = run_search(g, space, sampler, {objectives::bops()}, small_data(), {.trials = 8, .seed = 4});
+  const auto width = [&](const trial& t, std::size_t d) {
+    return static_cast<double>(std::get<std::int64_t>(space.dimensions[d].choices[t.choices[d]]));
+  };
+  for (const trial& t : s.trials) {
+    REQUIRE(t.ok());
+    // fc1: 8 x 16 products per sample; fc2: 16 x 4.
+    CHECK(t.values[0] == 128 * width(t, 1) * width(t, 3) + 64 * width(t, 9) * width(t, 11));
+  }
+}

@@ -8,6 +8,7 @@
 #include <mase/core/tensor.hpp>
 #include <mase/format/format.hpp>
 #include <mase/ir/graph.hpp>
+#include <mase/pass/flop_estimator.hpp>
 #include <mase/pass/quantization_report.hpp>
 #include <mase/quant/quantize.hpp>
 
@@ -75,7 +76,8 @@ inline double fraction_equal(const std::vector<std::int64_t>& a, const std::vect
   return a.empty() ? 0.0 : static_cast<double>(same) / static_cast<double>(a.size());
 }
 
-// The multiply-accumulates of a linear or convolution node per sample, and its operands' bits.
+// The multiply-accumulates of a linear or convolution node per sample (its op's work rule, as
+// estimate_flops counts them), and its operands' bits.
 struct mac_node {
   double macs_per_sample = 0;
   double data_bits = 32, weight_bits = 32;
@@ -93,14 +95,9 @@ inline std::vector<mac_node> mac_nodes(const graph& g) {
     };
     const tensor_meta *x = entry("data_in_0"), *w = entry("weight");
     if (x == nullptr || w == nullptr || n.meta.common.results.empty()) continue;
-    const tensor_meta* y = &n.meta.common.results.begin()->second;
-    if (w->shape.size() < 1 || y->shape.size() < 1) continue;
-    // Each output element takes weight.numel / out_channels products; samples are the first
-    // dimension of the output (conv_transpose's weight is [in, out/groups, …]: the same count
-    // of products per input element, which this undercounts; mase has no such node in search).
-    const double per_output = static_cast<double>(w->shape.numel()) / static_cast<double>(w->shape[0]);
-    const double samples = static_cast<double>(y->shape[0]);
-    out.push_back({.macs_per_sample = per_output * static_cast<double>(y->shape.numel()) / samples,
+    const shape& y = n.meta.common.results.begin()->second.shape;
+    if (y.size() < 1 || y[0] == 0) continue;
+    out.push_back({.macs_per_sample = static_cast<double>(estimate_node_flops(n).computations) / static_cast<double>(y[0]),
                    .data_bits = bits_per_value(x->precision),
                    .weight_bits = bits_per_value(w->precision)});
   }
