@@ -40,11 +40,6 @@ public:
   explicit ilp_sampler(options o) : options_(o) {}
   std::string_view name() const override { return "ilp"; }
 
-  std::vector<point> ask(const search_space&, std::span<const observation>, std::size_t, std::size_t,
-                         random_stream&) override {
-    throw error("the ilp sampler solves for its points (drive); it is not asked for them");
-  }
-
   // One subject's combinations: each a value index for each of the subject's dimensions.
   struct subject_choices {
     std::vector<std::size_t> dimensions;

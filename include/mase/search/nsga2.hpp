@@ -92,11 +92,6 @@ public:
   explicit nsga2_sampler(options o) : options_(o) {}
   std::string_view name() const override { return "nsga2"; }
 
-  std::vector<point> ask(const search_space&, std::span<const observation>, std::size_t, std::size_t,
-                         random_stream&) override {
-    throw error("nsga2 runs its own generations (drive); it is not asked for points");
-  }
-
   // The initial population, then a generation at a time, each a batch of trials, until the
   // budget cannot hold another generation.
   void drive(const search_space& space, trial_batches& trials) override {

@@ -101,8 +101,11 @@ public:
   // The points of trials first, first + 1, …, at most `count` of them (fewer when the sampler
   // has nothing more to try, as grid at the end of its space); `first` counts this sampler's
   // trials only (not the enqueued ones).
-  virtual std::vector<point> ask(const search_space& space, std::span<const observation> history, std::size_t first,
-                                 std::size_t count, random_stream& random) = 0;
+  // A strategy that drives its own loop (below) is never asked.
+  virtual std::vector<point> ask(const search_space&, std::span<const observation>, std::size_t, std::size_t,
+                                 random_stream&) {
+    throw error(fmt::format("the {} sampler chooses its points itself (drive); it is not asked for them", name()));
+  }
 
   // The search loop: batches of ask(), each from a stream seeded by the search's seed and the
   // batch's number, until the budget is spent or the sampler has no more points. Strategies that
