@@ -157,10 +157,7 @@ int main(int argc, char** argv) try {
   write_file_atomically(out_dir / "best_4bit.toml",
                         quantize_config_to_toml(best_config, fmt::format("mixed_precision_search: trial {} ({})",
                                                                          best.number, describe(best))));
-  const graph quantized =
-      graph_with<fact::common_metadata>(model | init_metadata | add_common_metadata(data.inputs, {.add_value = false})) |
-      quantize(best_config);
-  std::cout << search::node_format_table(quantized);
+  std::cout << search::node_format_table(study.quantized(best));
 
   // The data as .npy, for `mase search MODEL --data x=…/digits_x.npy --labels …/digits_labels.npy`.
   tensor labels({test_count});

@@ -246,10 +246,8 @@ int run_search(const search_command_options& o) {
                                                                                      chosen.number,
                                                                                      o.model.filename().string(),
                                                                                      values_text(result, chosen))));
-  const mase::graph base(model.graph | mase::init_metadata | mase::add_common_metadata(data.inputs, {.add_value = false}));
-  const mase::graph quantized = mase::graph_with<mase::fact::common_metadata>(base) | mase::quantize(best_config);
   fmt::print("best: trial {} ({}), the front's best {}; best.toml:\n{}", chosen.number, values_text(result, chosen),
-             result.objectives[0].name, search::node_format_table(quantized));
+             result.objectives[0].name, search::node_format_table(result.quantized(chosen)));
   return 0;
 }
 

@@ -56,6 +56,7 @@ struct study {
   std::vector<objective_info> objectives;
   std::vector<trial> trials;  // by trial number, those resumed from a journal included
   range_table ranges;         // what "NA" fraction widths were derived from
+  graph base;                 // the searched graph with its common metadata: what every trial quantized
   double sampler_seconds = 0;  // time spent choosing points, this run
   std::size_t sampled = 0;     // points chosen this run
   std::size_t measurements = 0;  // evaluations that are not trials (the ILP's sensitivities)
@@ -93,6 +94,10 @@ struct study {
 
   // The quantize config a trial used (by node name), for `graph`, the searched graph.
   quantize_config config_of(const graph& g, const trial& t) const { return space.config_at(g, t.choices, &ranges); }
+  // The graph as the trial quantized it.
+  graph quantized(const trial& t) const {
+    return graph_with<fact::common_metadata>(base) | quantize(config_of(base, t));
+  }
 };
 
 struct search_options {
@@ -360,6 +365,7 @@ inline study run_search_with(const graph& g, const search_space& space, sampler&
   result.space = space;
   for (const objective& o : objs) result.objectives.push_back({o.name, o.sense});
   result.ranges = runner.ranges();
+  result.base = runner.base();
   std::vector<std::string> names;
   for (const objective& o : objs) names.push_back(o.name);
   std::optional<journal> log;
