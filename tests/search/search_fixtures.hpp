@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
+#include <string>
 
 namespace mase_search_test {
 
@@ -32,6 +33,19 @@ inline mase::search::choice_list ints(std::initializer_list<std::int64_t> values
   mase::search::choice_list list;
   for (std::int64_t v : values) list.emplace_back(v);
   return list;
+}
+
+// Widths only, per node: data 3, 4, 6 or 8 bits, weights 2 to 8, bias 8; every fraction width
+// from the measured ranges.
+inline mase::search::search_space widths_only_space(const mase::graph& g) {
+  using namespace mase::search;
+  return build_search_space(g, {.by = mase::quantize_by::name,
+                                .seed = {{"default",
+                                          {{"name", {std::string("integer")}},
+                                           {"data_in_width", ints({3, 4, 6, 8})},
+                                           {"data_in_frac_width", {std::string("NA")}},
+                                           {"weight_width", ints({2, 3, 4, 6, 8})},
+                                           {"bias_width", ints({8})}}}}});
 }
 
 }  // namespace mase_search_test

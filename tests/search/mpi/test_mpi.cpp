@@ -34,14 +34,7 @@ int main(int argc, char** argv) {
     const std::filesystem::path dir = argc > 1 ? argv[1] : ".";
     const graph g = small_mlp();
     const evaluation_data data = small_data();
-    const search_space space = build_search_space(
-        g, {.by = quantize_by::name,
-            .seed = {{"default",
-                      {{"name", {std::string("integer")}},
-                       {"data_in_width", ints({3, 4, 6, 8})},
-                       {"data_in_frac_width", {std::string("NA")}},
-                       {"weight_width", ints({2, 3, 4, 6, 8})},
-                       {"bias_width", ints({8})}}}}});
+    const search_space space = widths_only_space(g);
     // A user's objective: rank 2 stalls on its first trial, longer than the timeout below.
     bool stalled = false;
     objective stall{"stall", direction::minimize, [&](const trial_view&) {

@@ -23,23 +23,13 @@ using namespace mase_search_test;
 
 namespace {
 
-search_space widths_space(const graph& g) {
-  return build_search_space(g, {.by = quantize_by::name,
-                                .seed = {{"default",
-                                          {{"name", {std::string("integer")}},
-                                           {"data_in_width", ints({3, 4, 6, 8})},
-                                           {"data_in_frac_width", {std::string("NA")}},
-                                           {"weight_width", ints({2, 3, 4, 6, 8})},
-                                           {"bias_width", ints({8})}}}}});
-}
-
 std::vector<objective> mse_and_bits() { return {objectives::output_mse(), objectives::average_bitwidth()}; }
 
 }  // namespace
 
 TEST_CASE("nsga2: a population, then whole generations, each a batch, repeatable on any number of threads") {
   const graph g = small_mlp();
-  const search_space space = widths_space(g);
+  const search_space space = widths_only_space(g);
   nsga2_sampler a({.population = 12}), b({.population = 12});
   const study one = run_search(g, space, a, mse_and_bits(), small_data(), {.trials = 50, .jobs = 1, .seed = 11});
   const study two = run_search(g, space, b, mse_and_bits(), small_data(), {.trials = 50, .jobs = 2, .seed = 11});
@@ -62,7 +52,7 @@ TEST_CASE("nsga2: a population, then whole generations, each a batch, repeatable
 
 TEST_CASE("nsga2 resumes from its journal to the same trials") {
   const graph g = small_mlp();
-  const search_space space = widths_space(g);
+  const search_space space = widths_only_space(g);
   const std::filesystem::path dir = std::filesystem::path(MASE_TEST_OUTPUT_DIR) / "search_pagmo";
   std::filesystem::create_directories(dir);
   const std::filesystem::path full = dir / "full.jsonl", cut = dir / "cut.jsonl";
@@ -86,7 +76,7 @@ TEST_CASE("nsga2 resumes from its journal to the same trials") {
 
 TEST_CASE("nsga2: one objective, or a budget below one population, is an error") {
   const graph g = small_mlp();
-  const search_space space = widths_space(g);
+  const search_space space = widths_only_space(g);
   nsga2_sampler s;
   CHECK_THROWS_WITH(run_search(g, space, s, {objectives::output_mse()}, small_data(), {.trials = 40}),
                     Catch::Contains("two or more objectives"));
