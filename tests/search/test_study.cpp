@@ -196,6 +196,11 @@ TEST_CASE("a journal from another search is refused and left as it was") {
   CHECK_THROWS_WITH(run_search(g, space, sampler, agreement_and_bits(), small_data(), {.trials = 4, .journal = foreign}),
                     Catch::Contains("not a mase search journal"));
   CHECK(file_text(foreign) == "my notes\n");
+  // Nor is a file without a whole line shortened (only a cut line of a journal is dropped).
+  std::ofstream(foreign, std::ios::binary | std::ios::trunc) << "my notes";
+  CHECK_THROWS_WITH(run_search(g, space, sampler, agreement_and_bits(), small_data(), {.trials = 4, .journal = foreign}),
+                    Catch::Contains("not a mase search journal"));
+  CHECK(file_text(foreign) == "my notes");
 }
 
 TEST_CASE("grid stops at the end of its space, and a config every trial fails on is an error") {

@@ -132,7 +132,14 @@ private:
         throw error(fmt::format("{}: not a trial line ({})", where, e.what()));
       }
     }
-    if (complete < text.size() || (complete > 0 && !had_header_)) {
+    if (complete < text.size()) {
+      // Without a whole line, the file is this search's only if it is the start of its header
+      // (cut by a kill); anything else is not ours to shorten.
+      const std::string own = header_.dump();
+      if (!had_header_ && (text.size() > own.size() || own.compare(0, text.size(), text) != 0))
+        throw error(fmt::format("search journal {}: not a mase search journal (no whole line); choose another "
+                                "output directory",
+                                path_.string()));
       // Drop the cut line, so appended lines start on a line of their own: the file is the
       // journal the user asked the search to keep.
       std::filesystem::resize_file(path_, complete);
