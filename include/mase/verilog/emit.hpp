@@ -29,6 +29,7 @@
 #include <mase/ir/op_traits.hpp>
 #include <mase/pass/add_hardware_metadata.hpp>
 #include <mase/verilog/components.hpp>
+#include <mase/verilog/cost.hpp>
 #include <mase/verilog/hex.hpp>
 
 #include <algorithm>
@@ -118,14 +119,6 @@ struct stream_source {
   std::vector<sink> sinks{};
   std::string signal() const { return top_input ? fmt::format("data_in_{}", top_input_index) : ""; }
 };
-
-inline std::int64_t param_int(const node& n, std::string_view key) {
-  const auto it = n.meta.hardware.verilog_param.find(key);
-  require(it != n.meta.hardware.verilog_param.end(),
-          "emit_verilog: node {} has no hardware parameter {}; run add_hardware_metadata first", n.name, key);
-  if (const bool* b = std::get_if<bool>(&it->second)) return *b ? 1 : 0;
-  return std::get<std::int64_t>(it->second);
-}
 
 inline std::string verilog_literal(const verilog_value& v) {
   if (const bool* b = std::get_if<bool>(&v)) return *b ? "1" : "0";

@@ -171,8 +171,42 @@ inline std::string lint(const fs::path& project) {
 // What yosys's synth_xilinx maps the design to.
 struct synthesis_report {
   std::int64_t cells = 0, flip_flops = 0, luts = 0, multipliers = 0, block_rams = 0, carry_chains = 0;
+  std::int64_t block_rams_18k = 0;  // RAMB18E1 count one, RAMB36E1 two
+  std::int64_t lut_rams = 0;        // distributed RAM cells (RAM32M, RAM64M, …)
   std::string stat;  // yosys's own table
 };
+
+// The resources of the last synthesis of a project (its reports/utilization.txt).
+inline synthesis_report read_synthesis_report(const fs::path& project) {
+  const fs::path dir = fs::absolute(project);
+  require(fs::exists(dir / "reports/utilization.txt"), "read_synthesis_report: {} has no reports/utilization.txt; run "
+          "synthesize first", dir.string());
+  synthesis_report r;
+  r.stat = detail::read_all(dir / "reports/utilization.txt");
+  std::istringstream lines(r.stat);
+  std::string line;
+  static const std::regex cell_count(R"(^\s+(\S+)\s+(\d+)\s*$)");
+  static const std::regex total(R"(Number of cells:\s+(\d+))");
+  std::smatch m;
+  while (std::getline(lines, line)) {
+    if (std::regex_search(line, m, total)) {
+      r.cells = std::stoll(m[1]);
+    } else if (std::regex_match(line, m, cell_count)) {
+      const std::string cell = m[1];
+      const std::int64_t n = std::stoll(m[2]);
+      if (cell.rfind("FD", 0) == 0) r.flip_flops += n;
+      else if (cell.rfind("LUT", 0) == 0) r.luts += n;
+      else if (cell.rfind("DSP48", 0) == 0) r.multipliers += n;
+      else if (cell.rfind("RAMB", 0) == 0) {
+        r.block_rams += n;
+        r.block_rams_18k += cell.rfind("RAMB36", 0) == 0 ? 2 * n : n;
+      }
+      else if (cell.rfind("CARRY", 0) == 0) r.carry_chains += n;
+      else if (cell.rfind("RAM", 0) == 0) r.lut_rams += n;
+    }
+  }
+  return r;
+}
 
 inline synthesis_report synthesize(const fs::path& project) {
   detail::require_tool("yosys", "yosys");
@@ -190,27 +224,7 @@ inline synthesis_report synthesize(const fs::path& project) {
   if (detail::run_in(dir, "yosys -q -s reports/synth.ys", "reports/yosys.log") != 0)
     throw error(fmt::format("synthesize: yosys failed on {}:\n{}", dir.string(),
                             detail::tail(detail::read_all(dir / "reports/yosys.log"), 20)));
-  synthesis_report r;
-  r.stat = detail::read_all(dir / "reports/utilization.txt");
-  std::istringstream lines(r.stat);
-  std::string line;
-  static const std::regex cell_count(R"(^\s+(\S+)\s+(\d+)\s*$)");
-  static const std::regex total(R"(Number of cells:\s+(\d+))");
-  std::smatch m;
-  while (std::getline(lines, line)) {
-    if (std::regex_search(line, m, total)) {
-      r.cells = std::stoll(m[1]);
-    } else if (std::regex_match(line, m, cell_count)) {
-      const std::string cell = m[1];
-      const std::int64_t n = std::stoll(m[2]);
-      if (cell.rfind("FD", 0) == 0) r.flip_flops += n;
-      else if (cell.rfind("LUT", 0) == 0) r.luts += n;
-      else if (cell.rfind("DSP48", 0) == 0) r.multipliers += n;
-      else if (cell.rfind("RAMB", 0) == 0) r.block_rams += n;
-      else if (cell.rfind("CARRY", 0) == 0) r.carry_chains += n;
-    }
-  }
-  return r;
+  return read_synthesis_report(dir);
 }
 
 }  // namespace mase::verilog
