@@ -9,6 +9,7 @@
 //   search_config (config.hpp) MASE's search TOML
 //   pareto_csv, pareto_svg (report.hpp) the outputs
 #include <mase/search/config.hpp>
+#include <mase/search/hardware_objective.hpp>
 #include <mase/search/journal.hpp>
 #include <mase/search/objective.hpp>
 #include <mase/search/pareto.hpp>

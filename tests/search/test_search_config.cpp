@@ -139,3 +139,31 @@ TEST_CASE("a quantize config written as TOML reads back equal") {
   const quantize_config back = parse_quantize_config(text, "best.toml");
   CHECK(back == c);
 }
+
+TEST_CASE("the hardware runner gives the cost model's metrics and quantizes results for the hardware") {
+  const std::string toml =
+      replaced(replaced(mase_search_toml, "[search.strategy.hw_runner.average_bitwidth]\ncompare_to = 32",
+                        "[search.strategy.hw_runner.hardware]\nmax_parallelism = [8, 2]"),
+               "average_bitwidth.scale = 0.2\naverage_bitwidth.direction = \"minimize\"",
+               "luts.direction = \"minimize\"\ncycles_per_sample.direction = \"minimize\"");
+  const search_config c = parse_search_config(toml, "s.toml");
+  REQUIRE(c.hardware.has_value());
+  CHECK(c.hardware->max_parallelism == std::array<int, 4>{8, 2, 2, 2});  // the last value repeats, as -p does
+  CHECK(c.space.hardware_formats);
+  const std::vector<objective> objs = objectives_of(c);
+  REQUIRE(objs.size() == 3);
+  CHECK(objs[1].name == "luts");
+  CHECK(objs[2].name == "cycles_per_sample");
+  CHECK(objs[2].sense == direction::minimize);
+
+  // A hardware metric without the runner names the table to add.
+  CHECK_THROWS_WITH(parse_search_config(replaced(mase_search_toml, "average_bitwidth.scale", "dsps.scale"), "s.toml"),
+                    Catch::Contains("search.strategy.metrics.dsps: no runner measures it") &&
+                        Catch::Contains("[search.strategy.hw_runner.hardware]"));
+  CHECK_THROWS_WITH(parse_search_config(replaced(toml, "max_parallelism = [8, 2]", "max_parallelism = [0]"), "s.toml"),
+                    Catch::Contains("search.strategy.hw_runner.hardware.max_parallelism"));
+  CHECK_THROWS_WITH(parse_search_config(replaced(toml, "max_parallelism = [8, 2]", "max_parallelism = []"), "s.toml"),
+                    Catch::Contains("must be a list of 1 to 4 lane counts"));
+  CHECK_THROWS_WITH(parse_search_config(replaced(toml, "max_parallelism = [8, 2]", "lanes = 4"), "s.toml"),
+                    Catch::Contains("unknown key \"lanes\""));
+}

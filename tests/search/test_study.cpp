@@ -9,6 +9,7 @@
 #include <mase/pass/pipeline.hpp>
 #include <mase/pass/quantization_report.hpp>
 #include <mase/pass/quantize.hpp>
+#include <mase/search/hardware_objective.hpp>
 #include <mase/search/report.hpp>
 #include <mase/search/study.hpp>
 
@@ -273,4 +274,45 @@ TEST_CASE("bops: per sample, each multiply-accumulate's data bits times its weig
     // fc1: 8 x 16 products per sample; fc2: 16 x 4.
     CHECK(t.values[0] == 128 * width(t, 1) * width(t, 3) + 64 * width(t, 9) * width(t, 11));
   }
+}
+
+// The MLP at 4 lanes: fc1 (8 → 16) reads 2 chunks of 4 inputs for each of 4 groups of 4
+// outputs, 8 cycles a sample; fc2 (16 → 4) 4 chunks for 1 group, 4 cycles; the input 2 beats.
+// Each layer has 16 multipliers, on DSP slices when data and weight widths add to 9 bits or more
+// (yosys's rule), else in LUTs.
+TEST_CASE("hardware objectives: cycles per sample and DSP slices of every trial's design") {
+  const graph g = small_mlp();
+  const search_space space = build_search_space(g, {.by = quantize_by::name,
+                                                    .seed = {{"default",
+                                                              {{"name", {std::string("fixed")}},
+                                                               {"data_in_width", ints({4, 8})},
+                                                               {"data_in_frac_width", {std::string("NA")}},
+                                                               {"weight_width", ints({4, 5, 8})},
+                                                               {"weight_frac_width", {std::string("NA")}},
+                                                               {"bias_width", ints({8})},
+                                                               {"bias_frac_width", {std::string("NA")}},
+                                                               {"data_out_width", ints({8})},
+                                                               {"data_out_frac_width", {std::string("NA")}}}}},
+                                                    .source = {},
+                                                    .hardware_formats = true});
+  const hardware_options lanes{.max_parallelism = {4, 4, 4, 4}};
+  random_sampler sampler;
+  const study s = run_search(g, space, sampler,
+                             {objectives::hardware("cycles_per_sample", lanes), objectives::hardware("dsps", lanes)},
+                             small_data(), {.trials = 12, .seed = 5});
+  const auto width = [&](const trial& t, std::string_view name) {
+    for (std::size_t d = 0; d < space.dimensions.size(); ++d)
+      if (space.dimension_name(d) == name) return std::get<std::int64_t>(space.dimensions[d].choices[t.choices[d]]);
+    FAIL("no dimension " << name);
+    return std::int64_t{0};
+  };
+  for (const trial& t : s.trials) {
+    INFO(t.failure);
+    REQUIRE(t.ok());
+    CHECK(t.values[0] == 8);
+    const double fc1 = width(t, "fc1.data_in_width") + width(t, "fc1.weight_width") >= 9 ? 16 : 0;
+    const double fc2 = width(t, "fc2.data_in_width") + width(t, "fc2.weight_width") >= 9 ? 16 : 0;
+    CHECK(t.values[1] == fc1 + fc2);
+  }
+  CHECK_THROWS_WITH(objectives::hardware("area"), Catch::Contains("not a hardware metric"));
 }

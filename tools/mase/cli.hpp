@@ -108,6 +108,7 @@ struct search_command_options {
   std::optional<std::size_t> jobs;       // overrides setup.n_jobs
   std::optional<std::uint64_t> seed;     // overrides setup.seed
   std::optional<std::size_t> trials;     // overrides setup.n_trials
+  bool synth = false;                    // emit and synthesize the front's designs with yosys
 };
 
 // Each returns the process's exit status; errors are thrown (mase::error, usage_error).

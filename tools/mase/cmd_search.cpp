@@ -1,12 +1,14 @@
 // mase search: mixed-precision search with MASE's search TOML (docs/search.md). Writes into the
 // output folder trials.jsonl (the journal: the same command resumes from it), pareto.csv,
 // pareto.svg, best.toml and pareto/trial_<N>.toml (MASE quantize configs that mase quantize,
-// mase run -c and mase emit-verilog take as they are).
+// mase run -c and mase emit-verilog take as they are); with --synth, each front trial's design
+// under hardware/trial_<N> and pareto_synthesis.csv (the cost model beside yosys).
 #include "cli.hpp"
 
 #include <mase/core/temp_file.hpp>
 #include <mase/io/quant_config.hpp>
 #include <mase/search.hpp>
+#include <mase/verilog.hpp>
 #if MASE_WITH_PAGMO
 #include <mase/search/nsga2.hpp>
 #endif
@@ -100,6 +102,33 @@ private:
 };
 #endif
 
+// --synth: each front trial emitted and synthesized, the cost model's estimate beside yosys's.
+void synthesize_front(const search::study& result, const std::vector<std::size_t>& front,
+                      const mase::hardware_options& options, const fs::path& out) {
+  std::string csv =
+      "trial,model_cycles_per_sample,model_luts,yosys_luts,model_flip_flops,yosys_flip_flops,model_dsps,yosys_dsps,"
+      "model_block_rams_18k,yosys_block_rams_18k\n";
+  fmt::print("yosys synth_xilinx on the front (cost model / yosys):\n{:>7} {:>8} {:>15} {:>15} {:>11} {:>11}\n", "trial",
+             "cycles", "LUTs", "flip-flops", "DSPs", "BRAM18");
+  for (std::size_t index : front) {
+    const search::trial& t = result.trials[index];
+    const auto hardware = mase::graph_with<mase::fact::common_metadata, mase::fact::quantized>(result.quantized(t)) |
+                          mase::add_hardware_metadata(options);
+    const mase::verilog::hardware_cost model = mase::verilog::estimate_hardware_cost(hardware);
+    const fs::path dir = out / "hardware" / fmt::format("trial_{}", t.number);
+    (void)mase::run(hardware, mase::emit_verilog({.project_dir = dir, .samples = 1}));
+    const mase::verilog::synthesis_report yosys = mase::verilog::synthesize(dir);
+    const mase::verilog::resource_estimate& r = model.resources;
+    fmt::print("{:>7} {:>8} {:>7.0f} / {:<5} {:>7.0f} / {:<5} {:>3.0f} / {:<5} {:>3.0f} / {:<5}\n", t.number,
+               model.cycles_per_sample, r.luts, yosys.luts, r.flip_flops, yosys.flip_flops, r.dsps, yosys.multipliers,
+               r.block_rams_18k, yosys.block_rams_18k);
+    csv += fmt::format("{},{},{:.0f},{},{:.0f},{},{:.0f},{},{:.0f},{}\n", t.number, model.cycles_per_sample, r.luts,
+                       yosys.luts, r.flip_flops, yosys.flip_flops, r.dsps, yosys.multipliers, r.block_rams_18k,
+                       yosys.block_rams_18k);
+  }
+  mase::write_file_atomically(out / "pareto_synthesis.csv", csv);
+}
+
 }  // namespace
 
 int run_search(const search_command_options& o) {
@@ -110,6 +139,10 @@ int run_search(const search_command_options& o) {
   if (o.jobs) config.options.jobs = *o.jobs;
   if (o.seed) config.options.seed = *o.seed;
   if (o.trials) config.options.trials = *o.trials;
+  if (o.synth && !config.hardware)
+    throw mase::error(fmt::format("{}: --synth emits the front's designs with the hardware runner's parallelism; add "
+                                  "[search.strategy.hw_runner.hardware] (max_parallelism = [4, 4])",
+                                  o.config.string()));
 
   const loaded_model model = load_model(o.model, o.input_shapes, o.raise, o.data);
   const input_batches data_files(model, o.data, "--data");
@@ -248,6 +281,7 @@ int run_search(const search_command_options& o) {
                                                                                      values_text(result, chosen))));
   fmt::print("best: trial {} ({}), the front's best {}; best.toml:\n{}", chosen.number, values_text(result, chosen),
              result.objectives[0].name, search::node_format_table(result.quantized(chosen)));
+  if (o.synth) synthesize_front(result, front, *config.hardware, o.out);
   return 0;
 }
 

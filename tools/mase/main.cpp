@@ -204,6 +204,10 @@ int main(int argc, char** argv) {
   search_cmd->add_option("-n,--trials", search.trials, "Trials in all (default: setup.n_trials)")
       ->check(CLI::PositiveNumber)
       ->type_name("N");
+  search_cmd->add_flag("--synth", search.synth, "Emit every Pareto trial's design into DIR/hardware/trial_N and "
+                                                "synthesize it with yosys (synth_xilinx); prints and writes "
+                                                "pareto_synthesis.csv, the cost model beside yosys. Needs "
+                                                "[search.strategy.hw_runner.hardware]");
 
   // Set last: subcommands added before would inherit it.
   app.footer("Run 'mase SUBCOMMAND --help' for a subcommand's options.");

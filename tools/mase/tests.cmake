@@ -266,3 +266,17 @@ if(MASE_BUILD_EXAMPLES)  # the examples folder is added after this one
                  STDERR "there is no \\[search\\] table")
   set_tests_properties(mase_cli/search_bad_config PROPERTIES FIXTURES_REQUIRED search_data)
 endif()
+
+# mase search with the hardware cost model (LUTs and cycles per sample beside agreement), and
+# --synth: every front trial's design emitted and synthesized, the model's figures beside yosys's.
+set(search_hardware_toml "${mase_cli_fixtures}/search/cnn_hardware.toml")
+set(search_hardware_inputs ${mase_cli_fixtures}/onnx/cnn/model.onnx --config ${search_hardware_toml}
+    --data x=${mase_cli_fixtures}/onnx/cnn/test_data_set_0/input_0.pb)
+mase_cli_check(NAME search_hardware_synth ARGS search ${search_hardware_inputs} --out ${mase_cli_out}/search_hardware
+               --synth RC 0 FRESH_DIR ${mase_cli_out}/search_hardware
+               STDOUT "trial +[0-9]+: agreement [0-9.]+, luts [0-9.]+, cycles_per_sample 18432\n.*yosys synth_xilinx on the front \\(cost model / yosys\\):\n +trial +cycles +LUTs +flip-flops +DSPs +BRAM18\n +[0-9]+ +18432 +[0-9]+ / [0-9]+ +[0-9]+ / [0-9]+ +24 / 24 ")
+# --synth needs the hardware runner, and says so before searching.
+mase_cli_check(NAME search_synth_without_hardware ARGS search ${mase_cli_fixtures}/onnx/cnn/model.onnx
+               --config ${mase_cli_root}/examples/data/mlp_search.toml
+               --data x=${mase_cli_fixtures}/onnx/cnn/test_data_set_0/input_0.pb --out ${mase_cli_out}/search_no_hw
+               --synth RC 1 ONE_LINE STDERR "--synth emits the front's designs.*add \\[search\\.strategy\\.hw_runner\\.hardware\\]")

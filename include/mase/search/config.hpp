@@ -32,12 +32,17 @@
 // mase's additions, all optional: setup.seed, setup.batch_size, setup.eval ("fake-quant" or
 // "bit-exact"), setup.enqueue ("uniform": the space's uniform points are the first trials),
 // setup.population (nsga2's, default 20),
-// and the metrics agreement, output_mse (software runner), average_data_bitwidth, bops and
-// model_size (each its own hw_runner table). Every key is checked; errors name the file,
-// the line and the key.
+// the metrics agreement, output_mse (software runner), average_data_bitwidth, bops and
+// model_size (each its own hw_runner table), and the hardware cost model's metrics
+// cycles_per_sample, luts, flip_flops, dsps, block_rams and lut_rams, measured by
+//   [search.strategy.hw_runner.hardware]
+//   max_parallelism = [4, 4]                      # as mase emit-verilog -p (1 to 4 values)
+// which also quantizes every trial's results for the hardware. Every key is checked; errors
+// name the file, the line and the key.
 
 #include <mase/core/error.hpp>
 #include <mase/io/quant_config.hpp>
+#include <mase/search/hardware_objective.hpp>
 #include <mase/search/objective.hpp>
 #include <mase/search/space.hpp>
 #include <mase/search/study.hpp>
@@ -75,6 +80,7 @@ struct search_config {
   std::optional<std::int64_t> num_samples{};  // evaluate on the first N samples only
   bool enqueue_uniform = false;               // setup.enqueue = "uniform": the uniform points first
   std::size_t population = 20;                // setup.population: nsga2's population
+  std::optional<hardware_options> hardware{};  // [search.strategy.hw_runner.hardware]
   std::string file;                           // for messages
 };
 
@@ -82,7 +88,8 @@ struct search_config {
 inline std::vector<objective> objectives_of(const search_config& c) {
   std::vector<objective> list;
   for (const metric_spec& m : c.metrics) {
-    objective o = objectives::by_name(m.name, fmt::format("{}: [search.strategy.metrics]", c.file));
+    objective o = is_hardware_metric(m.name) ? objectives::hardware(m.name, c.hardware.value_or(hardware_options{}))
+                                             : objectives::by_name(m.name, fmt::format("{}: [search.strategy.metrics]", c.file));
     o.sense = m.sense;
     list.push_back(std::move(o));
   }
@@ -270,10 +277,26 @@ inline search_config search_config_from_toml(const toml::table& root, const std:
   if (const toml::node* hw = strategy.get("hw_runner")) {
     const toml::table* t = hw->as_table();
     if (t == nullptr) throw error(fmt::format("{}: search.strategy.hw_runner must be a table", r.at(*hw)));
-    r.only(*t, {"average_bitwidth", "average_data_bitwidth", "bops", "model_size"}, "search.strategy.hw_runner");
+    r.only(*t, {"average_bitwidth", "average_data_bitwidth", "bops", "model_size", "hardware"}, "search.strategy.hw_runner");
     for (const auto& [k, v] : *t) {
       const toml::table* runner = v.as_table();
       if (runner == nullptr) throw error(fmt::format("{}: search.strategy.hw_runner.{} must be a table", r.at(v), k.str()));
+      if (k.str() == "hardware") {
+        r.only(*runner, {"max_parallelism"}, "search.strategy.hw_runner.hardware");
+        hardware_options options;
+        if (const toml::node* p = runner->get("max_parallelism")) {
+          const toml::array* list = p->as_array();
+          const std::string key = "search.strategy.hw_runner.hardware.max_parallelism";
+          if (list == nullptr || list->empty() || list->size() > options.max_parallelism.size())
+            throw error(fmt::format("{}: {} must be a list of 1 to 4 lane counts, e.g. [4, 4]", r.at(*p), key));
+          for (std::size_t i = 0; i < options.max_parallelism.size(); ++i)
+            options.max_parallelism[i] = static_cast<int>(r.integer(*list->get(std::min(i, list->size() - 1)), key, 1));
+        }
+        c.hardware = options;
+        c.space.hardware_formats = true;
+        hardware.insert(hardware.end(), hardware_metrics.begin(), hardware_metrics.end());
+        continue;
+      }
       r.only(*runner, {"compare_to"}, fmt::format("search.strategy.hw_runner.{}", k.str()));
       hardware.emplace_back(k.str());
     }
@@ -288,13 +311,15 @@ inline search_config search_config_from_toml(const toml::table& root, const std:
     metric_spec spec{.name = name, .scale = 1.0, .sense = direction::maximize};
     if (const toml::node* x = m->get("scale")) spec.scale = r.number(*x, path + ".scale");
     if (const toml::node* x = m->get("direction")) spec.sense = r.sense(*x, path + ".direction");
-    (void)objectives::by_name(name, r.at(v) + ": " + path);  // a metric mase measures
+    if (!is_hardware_metric(name)) (void)objectives::by_name(name, r.at(v) + ": " + path);  // a metric mase measures
     const bool measured = std::find(software.begin(), software.end(), name) != software.end() ||
                           std::find(hardware.begin(), hardware.end(), name) != hardware.end();
     if (!measured) {
       const bool is_software = name == "accuracy" || name == "loss" || name == "agreement" || name == "output_mse";
       throw error(fmt::format("{}: {}: no runner measures it; add [search.strategy.{}]", r.at(v), path,
-                              is_software ? "sw_runner.basic_evaluation" : "hw_runner." + name));
+                              is_software                ? std::string("sw_runner.basic_evaluation")
+                              : is_hardware_metric(name) ? std::string("hw_runner.hardware")
+                                                         : "hw_runner." + name));
     }
     listed.push_back({v.source().begin, std::move(spec)});
   }

@@ -224,7 +224,8 @@ inline objective by_name(std::string_view name, std::string_view where) {
   if (name == "bops") return bops();
   if (name == "model_size") return model_size();
   throw error(fmt::format("{}: no runner measures the metric \"{}\"; the metrics are accuracy, loss, agreement, output_mse, "
-                          "average_bitwidth, average_data_bitwidth, bops and model_size",
+                          "average_bitwidth, average_data_bitwidth, bops and model_size, and with the hardware runner "
+                          "cycles_per_sample, luts, flip_flops, dsps, block_rams and lut_rams",
                           where, name));
 }
 

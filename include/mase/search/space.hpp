@@ -49,6 +49,9 @@ struct space_spec {
   quantize_by by = quantize_by::name;
   std::vector<seed_config> seed;  // "default" applies to quantizable nodes no other entry names
   config_source source{};         // for messages: the TOML file and table, if any
+  // Results the seeds leave float get the formats the hardware computes (quantize_config::
+  // hardware_formats): what a search with hardware-cost objectives needs to cost every trial.
+  bool hardware_formats = false;
 };
 
 // One decision of the search: a config key of one subject.
@@ -83,6 +86,7 @@ public:
   std::vector<std::string> subjects;  // node names (by name), op types (by type) or patterns then "default"
   std::vector<dimension> dimensions;
   config_source source{};
+  bool hardware_formats = false;  // space_spec::hardware_formats
 
   // The number of points (saturating at the largest double).
   double size() const {
@@ -176,6 +180,7 @@ inline search_space build_search_space(const graph& g, const space_spec& spec) {
   search_space space;
   space.by = spec.by;
   space.source = spec.source;
+  space.hardware_formats = spec.hardware_formats;
   const seed_config* fallback = nullptr;
   for (const seed_config& s : spec.seed) {
     const std::string where = detail::seed_location(spec.source, s.key);
@@ -277,6 +282,7 @@ inline quantize_config search_space::config_at(const graph& g, const point& p, c
   }
   quantize_config config{.by = quantize_by::name};
   config.source = source;
+  config.hardware_formats = hardware_formats;
   for (node_id id : g.order()) {
     const node& n = g[id];
     const auto quantizable = mase::detail::find_quantizable(n);
