@@ -248,7 +248,7 @@ TEST_CASE("quantize: the reduction length of grouped convolutions and bias-free 
   CHECK_FALSE(g.at("l").meta.common.args.contains("bias"));
 }
 
-TEST_CASE("quantize: normalisation layers take only the operands MASE quantizes") {
+TEST_CASE("quantize: normalisation layers take the operands MASE quantizes, and layer_norm its affine parameters") {
   builder b;
   auto x = b.input("x", {2, 4, 3, 3});
   auto bn = b.add("bn", op::batch_norm2d{.num_features = 4}, x);
@@ -261,7 +261,10 @@ TEST_CASE("quantize: normalisation layers take only the operands MASE quantizes"
   CHECK(arg_format(g, "bn", "running_mean") == f32);
   CHECK(result_format(g, "bn") == f32);
   CHECK(arg_format(g, "ln", "data_in_0") == format(fx(8, 3)));
-  CHECK(arg_format(g, "ln", "weight") == f32);  // layer_norm: data_in only
+  // layer_norm: MASE quantizes data_in only; mase also gives the affine weight and bias the
+  // config's formats (optional operands), which its integer rule needs.
+  CHECK(arg_format(g, "ln", "weight") == format(fx(8, 3)));
+  CHECK(arg_format(g, "ln", "bias") == format(fx(8, 3)));
   CHECK(result_format(g, "ln") == f32);
 
   // batch_norm2d's weight and bias are optional: a data_in-only config quantizes just the input.
@@ -420,9 +423,9 @@ TEST_CASE("quantize errors name the entry, the key and the fix") {
   SECTION("an op that cannot be quantized") {
     const std::string m = message_of([&] {
       (void)(g |
-             quantize({.by = quantize_by::type, .default_config = {}, .entries = {{"softmax", integer_keys(8, 3)}}}));
+             quantize({.by = quantize_by::type, .default_config = {}, .entries = {{"log_softmax", integer_keys(8, 3)}}}));
     });
-    CHECK_THAT(m, Catch::Contains("op softmax cannot be quantized"));
+    CHECK_THAT(m, Catch::Contains("op log_softmax cannot be quantized"));
     CHECK_THAT(m, Catch::Contains("linear"));
   }
   SECTION("a MASE op mase does not have") {

@@ -15,6 +15,8 @@
 // - relu: exact on codes. Other unary functions: a lookup table indexed by the input code whose
 //   entries are the output format's quantization of f(x) computed in double (MASE's generated
 //   LUTs: integer_quantizer(f(x))), for inputs of at most lut_max_input_width bits.
+// - softmax over the last dimension, layer_norm and rms_norm over their rows: integer rules with
+//   an exp table, an exact floor division and an exact inverse square root (fixed_functions.hpp).
 //
 // Values travel between nodes as float32 tensors holding exact fixed-point values
 // (code · 2^-frac): every format up to 24 bits is exact in float32.
@@ -24,6 +26,8 @@
 // significand, double when it fits 53 bits, int64 beyond. The GEMM then runs on Eigen at that
 // type; with exact partial sums the summation order cannot change the result.
 
+#include <mase/eval/fixed_functions.hpp>
+#include <mase/eval/fixed_rules.hpp>
 #include <mase/eval/kernel.hpp>
 #include <mase/eval/kernels/elementwise.hpp>
 #include <mase/eval/kernels/linear_algebra.hpp>
@@ -50,48 +54,7 @@
 namespace mase::eval {
 
 // ---------------------------------------------------------------------------------------------
-// The rules.
-
-// fixed_signed_cast(ROUND_FLOOR = 1): `raw` holds a value with `from_frac` fraction bits.
-constexpr std::int64_t hardware_cast_raw(std::int64_t raw, int from_frac, const fixed_fmt& to) noexcept {
-  const int shift = from_frac - to.frac;
-  const integer_range range = to.saturation_range();
-  std::int64_t v = raw;
-  if (shift > 0) {
-    v = shift_right_rounded(raw, shift, rounding::floor);
-  } else if (shift < 0) {
-    // A left shift that leaves the word saturates (the value is out of any 63-bit range).
-    const int up = -shift;
-    const std::int64_t limit = up >= 63 ? 0 : (std::numeric_limits<std::int64_t>::max() >> up);
-    if (raw > limit) return range.hi;
-    if (raw < -limit) return range.lo;
-    v = raw * (std::int64_t{1} << up);
-  }
-  return v < range.lo ? range.lo : (v > range.hi ? range.hi : v);
-}
-
-// The accumulator a dot product of K terms needs, plus one bit when a bias is added.
-constexpr int dot_product_accumulator_width(const fixed_fmt& x, const fixed_fmt& w, std::int64_t k,
-                                            bool adds_bias) noexcept {
-  return accumulator_format(product_format(x, w), k).width + (adds_bias ? 1 : 0);
-}
-
-// The accumulator the linear/conv kernels (and the emitted RTL) keep: the exact sum of K products
-// with one bit for the bias addition, or more when the bias aligned to the products' fraction
-// bits is wider still.
-constexpr int linear_accumulator_width(const fixed_fmt& x, const fixed_fmt& w, std::int64_t k,
-                                       const std::optional<fixed_fmt>& bias) noexcept {
-  const int sum = dot_product_accumulator_width(x, w, k, bias.has_value());
-  if (!bias) return sum;
-  const int aligned_bias = bias->width + std::max(0, x.frac + w.frac - bias->frac) + 1;
-  return std::max(sum, aligned_bias);
-}
-
-// The bias aligned to the accumulator's fraction bits (fixed_cast: floor when dropping bits).
-constexpr std::int64_t bias_to_accumulator_raw(std::int64_t bias_raw, int bias_frac, int acc_frac) noexcept {
-  if (bias_frac > acc_frac) return shift_right_rounded(bias_raw, bias_frac - acc_frac, rounding::floor);
-  return bias_raw * (std::int64_t{1} << (acc_frac - bias_frac));
-}
+// The rules: eval/fixed_rules.hpp; softmax and normalization: eval/fixed_functions.hpp.
 
 // batch_norm2d as hardware computes it: per channel c, y = cast(x·scale_c + shift_c), with
 // scale = weight / sqrt(running_var + eps) quantized to the weight format and shift =
@@ -104,9 +67,6 @@ struct folded_batch_norm {
   int accumulator_width = 0;
 };
 
-// The code a value of format f holds (the value must be exact in f).
-inline std::int64_t raw_of(double value, int frac) noexcept { return std::llround(std::ldexp(value, frac)); }
-inline double value_of(std::int64_t raw, int frac) noexcept { return std::ldexp(static_cast<double>(raw), -frac); }
 
 inline constexpr int lut_max_input_width = 16;
 
@@ -181,6 +141,8 @@ enum class lowering_kind : std::uint8_t {
   scale_shift,   // batch_norm2d folded into a per-channel scale and shift
   relu,          // exact on codes
   lookup_table,  // any other function of one operand: a table indexed by the input code
+  softmax,       // softmax over the last dimension (softmax_rule)
+  normalization, // layer_norm, rms_norm over their rows (normalization_rule)
 };
 
 struct fixed_lowering {
@@ -197,6 +159,8 @@ struct fixed_lowering {
   std::vector<std::int64_t> weight_codes{};  // dot_product: the weight, row-major; scale_shift: the scale per channel
   std::vector<std::int64_t> aligned_bias{};  // per output channel, at the accumulator's fraction bits (scale_shift: the shift)
   std::vector<std::int64_t> table{};         // lookup_table: output codes, one per input code from the lowest
+  std::shared_ptr<const softmax_rule> softmax_rows{};              // softmax
+  std::shared_ptr<const normalization_rule> normalization_rows{};  // layer_norm, rms_norm
 
   // Fraction bits of the accumulator (dot product, matmul, scale_shift): the products'.
   int accumulator_frac() const noexcept {
@@ -382,22 +346,27 @@ bit_exact_kernel make_binary_kernel(const node& n, const fixed_lowering& l) {
   return bit_exact_kernel{
       fmt::format("{}: exact in {} bits, then cast to {} bits", n.op_name(), l.accumulator_width, l.output.width),
       [out_fmt = l.output](const kernel_args& args) {
-        const tensor& x = args.input(0);
-        const tensor& w = args.input(1);
-        tensor& y = args.output(0);
-        require(x.shape() == w.shape(), "node {}: bit-exact {} needs operands of one shape", args.node_name,
-                std::is_same_v<Op, op::mul> ? "mul" : "add/sub");
         const integer_range range = out_fmt.saturation_range();
         const double lo = static_cast<double>(range.lo);
         const double hi = static_cast<double>(range.hi);
         const double up = std::ldexp(1.0, out_fmt.frac), down = std::ldexp(1.0, -out_fmt.frac);
-        for (std::size_t i = 0; i < y.size(); ++i) {
-          const double u = x.data()[i], v = w.data()[i];
+        // The exact result (in double: at most 53 bits, lower_to_fixed checks) floored and saturated.
+        const auto exact_then_cast = [=](float a, float b) {
+          const double u = a, v = b;
           const double exact_value = std::is_same_v<Op, op::mul> ? u * v : std::is_same_v<Op, op::sub> ? u - v : u + v;
           double r = std::floor(exact_value * up);
           r = r < lo ? lo : (r > hi ? hi : r);
-          y.data()[i] = static_cast<float>(r * down);
-        }
+          return static_cast<float>(r * down);
+        };
+        // PyTorch's broadcasting (a bias over the last dimension, a mask over attention scores).
+        elementwise_detail::binary(args, Op::name, [&](const auto& p, const auto& q) {
+          using P = std::decay_t<decltype(p)>;
+          using Q = std::decay_t<decltype(q)>;
+          if constexpr (std::is_same_v<P, float> && std::is_same_v<Q, float>) return exact_then_cast(p, q);
+          else if constexpr (std::is_same_v<P, float>) return q.unaryExpr([&](float b) { return exact_then_cast(p, b); });
+          else if constexpr (std::is_same_v<Q, float>) return p.unaryExpr([&](float a) { return exact_then_cast(a, q); });
+          else return p.binaryExpr(q, exact_then_cast);
+        });
       }};
 }
 
@@ -433,6 +402,27 @@ inline bit_exact_kernel make_lookup_kernel(const node& n, const fixed_lowering& 
                               const std::int64_t c =
                                   std::clamp<std::int64_t>(std::llround(v.data()[i] * scale), range.lo, range.hi);
                               y.data()[i] = (*table)[static_cast<std::size_t>(c - range.lo)];
+                            }
+                          }};
+}
+
+// A rule applied to each row (the last dimension's run of values, or a normalization's trailing
+// dimensions): codes in, codes out.
+template <class Rule>
+bit_exact_kernel make_row_kernel(std::string description, std::shared_ptr<const Rule> rule, const fixed_fmt& in,
+                                 const fixed_fmt& out) {
+  return bit_exact_kernel{std::move(description), [rule, in, out](const kernel_args& args) {
+                            const tensor& v = args.input(0);
+                            tensor& y = args.output(0);
+                            const auto row = static_cast<std::size_t>(rule->row_length);
+                            require(row > 0 && v.size() % row == 0,
+                                    "bit-exact: {} values do not split into rows of {}", v.size(), row);
+                            std::vector<std::int64_t> x(row), r(row);
+                            for (std::size_t start = 0; start + row <= v.size(); start += row) {
+                              for (std::size_t i = 0; i < row; ++i) x[i] = raw_of(v.data()[start + i], in.frac);
+                              rule->run(x, r);
+                              for (std::size_t i = 0; i < row; ++i)
+                                y.data()[start + i] = static_cast<float>(value_of(r[i], out.frac));
                             }
                           }};
 }
@@ -534,6 +524,40 @@ std::optional<fixed_lowering> lower_to_fixed(const Node& n, const ordered_map<te
         } else if constexpr (std::is_same_v<Op, op::relu>) {
           l.kind = lowering_kind::relu;
           return l;
+        } else if constexpr (std::is_same_v<Op, op::softmax>) {
+          const shape& s = std::get<tensor_meta>(n.meta.common.args.find("data_in_0")->second).shape;
+          const int rank = static_cast<int>(s.size());
+          // The integer rule runs along the last dimension, on inputs whose distances fit a table.
+          if (rank == 0 || (op.dim != -1 && op.dim != rank - 1) || x->width > lut_max_input_width) return std::nullopt;
+          l.kind = lowering_kind::softmax;
+          l.softmax_rows = std::make_shared<const softmax_rule>(make_softmax_rule(*x, *out, s.back()));
+          return l;
+        } else if constexpr (std::is_same_v<Op, op::layer_norm> || std::is_same_v<Op, op::rms_norm>) {
+          std::int64_t row = 1;
+          for (std::int64_t d : op.normalized_shape) row *= d;
+          const auto operand = [&](std::string_view role, bool present) -> std::optional<std::optional<fixed_fmt>> {
+            const auto p = parameters.find(std::string(role));
+            if (!present || p == parameters.end()) return std::optional<fixed_fmt>{};
+            const std::optional<fixed_fmt> f = fixed_entry(n, role);
+            if (!f) return std::nullopt;  // a float affine parameter: no integer rule
+            return f;
+          };
+          constexpr bool centred = std::is_same_v<Op, op::layer_norm>;
+          bool has_bias = false;
+          if constexpr (centred) has_bias = op.bias;
+          const auto w = operand("weight", op.elementwise_affine), b = operand("bias", op.elementwise_affine && has_bias);
+          if (!w || !b) return std::nullopt;
+          const auto codes = [&](std::string_view role, const std::optional<fixed_fmt>& f) {
+            return f ? detail::codes_of(parameters.find(std::string(role))->second.values(), f->frac)
+                     : std::vector<std::int64_t>{};
+          };
+          l.kind = lowering_kind::normalization;
+          l.weight = *w;
+          l.bias = *b;
+          const std::vector<std::int64_t> bias_codes = codes("bias", *b);
+          l.normalization_rows = std::make_shared<const normalization_rule>(make_normalization_rule(
+              centred, row, op.eps, *x, *out, *w, codes("weight", *w), *b, bias_codes));
+          return l;
         } else if constexpr (has_scalar_function<Op>) {
           // A lookup table is a function of one input (pow with a tensor exponent has two).
           if (n.inputs.size() != 1 || x->width > lut_max_input_width) return std::nullopt;
@@ -574,6 +598,16 @@ bit_exact_kernel lowered_kernel(const Node& n, const fixed_lowering& l) {
                                     y.array() = v.array().max(0.0f);
                                     if (!(in == to)) hardware_cast(to, y.values(), y.values());
                                   }};
+        } else if constexpr (std::is_same_v<Op, op::softmax>) {
+          return detail::make_row_kernel(
+              fmt::format("softmax: exp table of {} entries ({} fraction bits), exact sum, floor division",
+                          l.softmax_rows->exp_table.size(), l.softmax_rows->exp_frac),
+              l.softmax_rows, l.input, l.output);
+        } else if constexpr (std::is_same_v<Op, op::layer_norm> || std::is_same_v<Op, op::rms_norm>) {
+          return detail::make_row_kernel(
+              fmt::format("{}: exact sums, inverse square root to {} bits, one cast", n.op_name(),
+                          l.normalization_rows->reciprocal_bits),
+              l.normalization_rows, l.input, l.output);
         } else if constexpr (has_scalar_function<Op>) {
           return detail::make_lookup_kernel(n, l);
         } else {

@@ -17,14 +17,16 @@
 // format_from_mase_config), formats given per operand (`operand_formats`), or `bypass` (leave
 // the node alone; MASE's bypass = true, and name = "NA"/None).
 //
-// Only MASE's QUANTIZEABLE_OP are quantized, and the activations the hardware tabulates (sigmoid,
-// silu, elu, leaky_relu, hardswish, hardsigmoid, hardtanh, relu6: data_in and data_out), each with
+// Only MASE's QUANTIZEABLE_OP are quantized, the activations the hardware tabulates (sigmoid,
+// silu, elu, leaky_relu, hardswish, hardsigmoid, hardtanh, relu6: data_in and data_out), and
+// softmax (data_in, data_out: its integer rule, eval/fixed_functions.hpp), each with
 // MASE_OP_TO_ENTRIES' operands:
 //   data_in                      every data_in_i (matmul / bmm: data_in_0)
-//   weight                       linear, conv1d, conv2d (required); batch_norm2d (optional);
+//   weight                       linear, conv1d, conv2d (required); batch_norm2d, layer_norm,
+//                                rms_norm (optional; MASE leaves the norms' weights float);
 //                                matmul / bmm: data_in_1 (required), as MASE does
 //   bias                         linear, conv1d, conv2d (required when the node has a bias, as
-//                                MASE's quantized layers read it); batch_norm2d (optional)
+//                                MASE's quantized layers read it); batch_norm2d, layer_norm (optional)
 //   data_out                     every op (optional; MASE parses it for linear / conv2d only)
 // Unlike MASE nothing is dropped silently: an unknown key, an unknown arithmetic, a key for an
 // operand the op does not take (in by-type and by-name entries, which name one op; default and

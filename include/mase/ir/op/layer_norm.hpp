@@ -16,7 +16,9 @@ struct layer_norm {
   static constexpr std::string_view name = "layer_norm";
   using kind = mase::kind::module_related_func;
   static constexpr op_category category = op_category::normalization;
-  static constexpr quantizable quantization{};
+  // MASE quantizes data_in only; mase also takes formats for the affine weight and bias (the
+  // bit-exact rule needs them), when a config gives them.
+  static constexpr quantizable quantization{.weight = operand_use::optional, .bias = operand_use::optional};
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("normalized_shape", &layer_norm::normalized_shape), attribute("eps", &layer_norm::eps),

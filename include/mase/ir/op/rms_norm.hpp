@@ -18,7 +18,8 @@ struct rms_norm {
   static constexpr std::string_view name = "rms_norm";
   using kind = mase::kind::module_related_func;
   static constexpr op_category category = op_category::normalization;
-  static constexpr quantizable quantization{};
+  // As layer_norm: data_in, and the affine weight when a config gives its format.
+  static constexpr quantizable quantization{.weight = operand_use::optional};
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("normalized_shape", &rms_norm::normalized_shape), attribute("eps", &rms_norm::eps),

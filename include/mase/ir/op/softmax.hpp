@@ -12,6 +12,8 @@ struct softmax {
   static constexpr std::string_view name = "softmax";
   using kind = mase::kind::module_related_func;
   static constexpr op_category category = op_category::reduction;
+  // Not in MASE's QUANTIZEABLE_OP; quantizable here (data_in, data_out) for its integer rule.
+  static constexpr quantizable quantization{};
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() { return std::tuple{attribute("dim", &softmax::dim)}; }
 
