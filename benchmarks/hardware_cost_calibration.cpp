@@ -17,6 +17,8 @@
 #include <mase/verilog.hpp>
 #include <mase/verilog/cost.hpp>
 
+#include "hardware_designs.hpp"
+
 #include <Eigen/Dense>
 #include <fmt/format.h>
 
@@ -39,27 +41,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-format fixed(int width, int frac) { return format(fixed_fmt{.width = width, .frac = frac}); }
-
-// Weights in [-1, 1) with weight - 1 fraction bits use every code (see full_range_parameters).
-quantize_config widths(int data, int weight) {
-  return {.by = quantize_by::type,
-          .default_config = operand_formats{.data_in = fixed(data, data / 2), .weight = fixed(weight, weight - 1),
-                                            .bias = fixed(weight, weight / 2), .data_out = fixed(data, data / 2)}};
-}
-
-graph mlp(std::vector<std::int64_t> sizes, bool gelu = false) {
-  builder b(21);
-  auto h = b.input("x", {1, sizes[0]});
-  for (std::size_t i = 1; i < sizes.size(); ++i) {
-    h = b.add(fmt::format("fc{}", i), op::linear{.in_features = sizes[i - 1], .out_features = sizes[i]}, h);
-    if (i + 1 < sizes.size()) {
-      if (gelu) h = b.add(fmt::format("act{}", i), op::gelu{}, h);
-      else h = b.add(fmt::format("act{}", i), op::relu{}, h);
-    }
-  }
-  return b.output(h);
-}
+using namespace mase_hardware_designs;
 
 graph sigmoid_mlp() {
   builder b(22);
@@ -67,17 +49,6 @@ graph sigmoid_mlp() {
   auto h = b.add("fc1", op::linear{.in_features = 32, .out_features = 24}, x);
   h = b.add("sigmoid", op::sigmoid{}, h);
   auto y = b.add("fc2", op::linear{.in_features = 24, .out_features = 8}, h);
-  return b.output(y);
-}
-
-graph cnn(std::int64_t channels, std::int64_t size, std::int64_t filters) {
-  builder b(23);
-  auto x = b.input("x", {1, channels, size, size});
-  auto h = b.add("conv1", op::conv2d{.in_channels = channels, .out_channels = filters, .kernel_size = {3}, .padding = {1}}, x);
-  h = b.add("relu1", op::relu{}, h);
-  h = b.add("pool1", op::max_pool2d{.kernel_size = {2}, .stride = {2}}, h);
-  h = b.add("flatten", op::flatten{.start_dim = 1}, h);
-  auto y = b.add("fc1", op::linear{.in_features = filters * size * size / 4, .out_features = 10}, h);
   return b.output(y);
 }
 
@@ -152,19 +123,6 @@ std::vector<design> designs() {
       {"residual_w8_p4", residual_block, widths(8, 8), {4, 4, 4, 4}},
       {"query_key_w8_p4", query_key, widths(8, 8), {4, 4, 4, 4}},
   };
-}
-
-// Every parameter drawn uniformly from [-1, 1) (a variance from [0.25, 1)), so that the ROMs hold
-// codes across the whole range, as a trained network's do: a layer's initial weights (about
-// ±1/√fan-in) would quantize mostly to zero at narrow widths, and yosys would fold the
-// multipliers of zero weights away.
-graph full_range_parameters(graph g, std::uint32_t seed) {
-  std::mt19937 random(seed);
-  std::uniform_real_distribution<float> symmetric(-1.0f, 1.0f), variance(0.25f, 1.0f);
-  for (node_id id : g.order())
-    for (auto& [role, values] : g[id].parameters)
-      for (float& v : values.values()) v = role == "running_var" ? variance(random) : symmetric(random);
-  return g;
 }
 
 struct measurement {

@@ -10,12 +10,13 @@
 #include <mase/verilog.hpp>
 #include <mase/verilog/cost.hpp>
 
+#include "hardware_designs.hpp"
+
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
 #include <cmath>
 #include <filesystem>
-#include <random>
 #include <string>
 
 using namespace mase;
@@ -23,47 +24,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-format fixed(int width, int frac) { return format(fixed_fmt{.width = width, .frac = frac}); }
-
-quantize_config widths(int data, int weight) {
-  return {.by = quantize_by::type,
-          .default_config = operand_formats{.data_in = fixed(data, data / 2), .weight = fixed(weight, weight - 1),
-                                            .bias = fixed(weight, weight / 2), .data_out = fixed(data, data / 2)}};
-}
-
-// Parameters across the whole code range, as a trained network's (narrow weights drawn at their
-// initial scale would quantize to zero, and yosys would fold their multipliers away).
-graph full_range(graph g) {
-  std::mt19937 random(5);
-  std::uniform_real_distribution<float> symmetric(-1.0f, 1.0f);
-  for (node_id id : g.order())
-    for (auto& [role, values] : g[id].parameters)
-      for (float& v : values.values()) v = role == "running_var" ? 0.5f + std::abs(symmetric(random)) : symmetric(random);
-  return g;
-}
-
-graph small_mlp() {
-  builder b(31);
-  auto x = b.input("x", {1, 64});
-  auto h = b.add("fc1", op::linear{.in_features = 64, .out_features = 32}, x);
-  h = b.add("gelu", op::gelu{}, h);
-  auto y = b.add("fc2", op::linear{.in_features = 32, .out_features = 10}, h);
-  return b.output(y);
-}
-
-graph small_cnn() {
-  builder b(32);
-  auto x = b.input("x", {1, 2, 8, 8});
-  auto h = b.add("conv1", op::conv2d{.in_channels = 2, .out_channels = 4, .kernel_size = {3}, .padding = {1}}, x);
-  h = b.add("relu1", op::relu{}, h);
-  h = b.add("pool1", op::max_pool2d{.kernel_size = {2}, .stride = {2}}, h);
-  h = b.add("flatten", op::flatten{.start_dim = 1}, h);
-  auto y = b.add("fc1", op::linear{.in_features = 64, .out_features = 10}, h);
-  return b.output(y);
-}
+using namespace mase_hardware_designs;
 
 auto hardware_graph(const graph& g, const quantize_config& config, std::array<int, 4> parallelism) {
-  return full_range(g) | init_metadata | add_common_metadata | quantize(config) |
+  return full_range_parameters(g, 5) | init_metadata | add_common_metadata | quantize(config) |
          add_hardware_metadata({.max_parallelism = parallelism});
 }
 
@@ -109,9 +73,9 @@ TEST_CASE("hardware cost: cycles per sample equal Verilator's, DSPs and block RA
     quantize_config config;
     std::array<int, 4> parallelism;
   };
-  const design designs[] = {{"mlp_gelu", small_mlp(), widths(8, 8), {4, 4, 4, 4}},
-                            {"mlp_narrow", small_mlp(), widths(4, 6), {8, 8, 8, 8}},
-                            {"cnn", small_cnn(), widths(8, 6), {4, 4, 4, 4}}};
+  const design designs[] = {{"mlp_gelu", mlp({64, 32, 10}, true), widths(8, 8), {4, 4, 4, 4}},
+                            {"mlp_narrow", mlp({64, 32, 10}, true), widths(4, 6), {8, 8, 8, 8}},
+                            {"cnn", cnn(2, 8, 4), widths(8, 6), {4, 4, 4, 4}}};
   for (const design& d : designs) {
     INFO(d.name);
     const auto hw = hardware_graph(d.g, d.config, d.parallelism);

@@ -1,0 +1,70 @@
+#pragma once
+// Designs the hardware cost model is checked on: tests/verilog/test_hardware_cost.cpp and the
+// calibration program benchmarks/hardware_cost_calibration.cpp build them from here.
+#include <mase/ir/builder.hpp>
+#include <mase/pass/quantize.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace mase_hardware_designs {
+
+inline mase::format fixed_format(int width, int frac) { return mase::format(mase::fixed_fmt{.width = width, .frac = frac}); }
+
+// Every quantizable node at `data`-bit data and results and `weight`-bit weights and biases; the
+// weights' width − 1 fraction bits span [-1, 1), where full_range_parameters draws them.
+inline mase::quantize_config widths(int data, int weight) {
+  return {.by = mase::quantize_by::type,
+          .default_config = mase::operand_formats{.data_in = fixed_format(data, data / 2),
+                                                  .weight = fixed_format(weight, weight - 1),
+                                                  .bias = fixed_format(weight, weight / 2),
+                                                  .data_out = fixed_format(data, data / 2)}};
+}
+
+// Every parameter drawn uniformly from [-1, 1) (a variance from [0.25, 1)), so that the ROMs hold
+// codes across the whole range, as a trained network's do: a layer's initial weights (about
+// ±1/√fan-in) would quantize mostly to zero at narrow widths, and yosys would fold the
+// multipliers of zero weights away.
+inline mase::graph full_range_parameters(mase::graph g, std::uint32_t seed) {
+  std::mt19937 random(seed);
+  std::uniform_real_distribution<float> symmetric(-1.0f, 1.0f), variance(0.25f, 1.0f);
+  for (mase::node_id id : g.order())
+    for (auto& [role, values] : g[id].parameters)
+      for (float& v : values.values()) v = role == "running_var" ? variance(random) : symmetric(random);
+  return g;
+}
+
+// Linear layers of the given sizes, with relu (or gelu) between them.
+inline mase::graph mlp(const std::vector<std::int64_t>& sizes, bool gelu = false) {
+  using namespace mase;
+  builder b(21);
+  auto h = b.input("x", {1, sizes[0]});
+  for (std::size_t i = 1; i < sizes.size(); ++i) {
+    h = b.add(fmt::format("fc{}", i), op::linear{.in_features = sizes[i - 1], .out_features = sizes[i]}, h);
+    if (i + 1 < sizes.size()) {
+      if (gelu) h = b.add(fmt::format("act{}", i), op::gelu{}, h);
+      else h = b.add(fmt::format("act{}", i), op::relu{}, h);
+    }
+  }
+  return b.output(h);
+}
+
+// conv 3×3 (padding 1), relu, max pool 2×2, flatten, linear to 10.
+inline mase::graph cnn(std::int64_t channels, std::int64_t size, std::int64_t filters) {
+  using namespace mase;
+  builder b(23);
+  auto x = b.input("x", {1, channels, size, size});
+  auto h = b.add("conv1", op::conv2d{.in_channels = channels, .out_channels = filters, .kernel_size = {3}, .padding = {1}}, x);
+  h = b.add("relu1", op::relu{}, h);
+  h = b.add("pool1", op::max_pool2d{.kernel_size = {2}, .stride = {2}}, h);
+  h = b.add("flatten", op::flatten{.start_dim = 1}, h);
+  auto y = b.add("fc1", op::linear{.in_features = filters * size * size / 4, .out_features = 10}, h);
+  return b.output(y);
+}
+
+}  // namespace mase_hardware_designs
