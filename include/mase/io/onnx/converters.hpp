@@ -123,11 +123,14 @@ inline void convert_identity(importer& c) {
   c.set_output(0, c.input(0));
 }
 
+// A Dropout stays a dropout node (the identity at inference) with its ratio as p, so that a model
+// exported with its dropouts keeps them for passes to see; remove_dropout takes them out.
 inline void convert_dropout(importer& c) {
   c.only_outputs(1, "mask");
   if (c.has_input(2) && c.scalar_input(2, "training_mode") != 0.0)
     c.not_supported("training_mode = true: mase imports models for inference");
-  c.set_output(0, c.input(0));
+  const double ratio = c.has_input(1) ? c.scalar_input(1, "ratio") : c.float_attribute("ratio", 0.5);
+  c.set_output(0, c.emit(op::dropout{.p = ratio}, {c.input(0)}));
 }
 
 inline void convert_constant(importer& c) {
