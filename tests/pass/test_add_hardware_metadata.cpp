@@ -76,9 +76,22 @@ TEST_CASE("add_hardware_metadata: a node without a component, or not fixed point
   builder b;
   auto x = b.input("x", {1, 8});
   auto h = b.add("fc1", op::linear{.in_features = 8, .out_features = 8}, x);
-  auto y = b.add("soft", op::softmax{.dim = -1}, h);
+  auto y = b.add("soft", op::log_softmax{.dim = -1}, h);
   const auto quantized = b.output(y) | init_metadata | add_common_metadata | quantize(fixed_config());
-  CHECK_THROWS_WITH(quantized | add_hardware_metadata, Catch::Contains("node soft (softmax) has no hardware component"));
+  CHECK_THROWS_WITH(quantized | add_hardware_metadata,
+                    Catch::Contains("node soft (log_softmax) has no hardware component"));
+
+  // A division has hardware only by a constant power of two (the codes stay, the point moves).
+  builder d;
+  auto dx = d.input("x", {1, 8});
+  auto dh = d.add("fc1", op::linear{.in_features = 8, .out_features = 8}, dx);
+  auto three = d.add("three", op::constant{});
+  d.set_parameter(three, "value", tensor(shape{}, {3.0f}));
+  const auto divided = d.output(d.add("div", op::div{}, dh, three)) | init_metadata | add_common_metadata |
+                       quantize(fixed_config());
+  CHECK_THROWS_WITH(divided | add_hardware_metadata,
+                    Catch::Contains("node div (div): the hardware divides only by a constant power of two") &&
+                        Catch::Contains("this one divides by three"));
 
   builder f;
   auto fx = f.input("x", {1, 8});

@@ -538,3 +538,20 @@ TEST_CASE("hardware_formats: results the config leaves float get formats the har
   CHECK(record.at("relu").derived[0].entry == "data_in_0");
   CHECK(record.at("fc").derived.at(0).reason == "exact: the accumulator plus the bias");
 }
+
+TEST_CASE("quantize: a division by a constant power of two keeps the codes and moves the point") {
+  for (const auto& [divisor, frac] : {std::pair{8.0f, 7}, std::pair{0.5f, 3}, std::pair{3.0f, -1}, std::pair{-8.0f, -1}}) {
+    INFO("divisor " << divisor);
+    builder b(3);
+    auto x = b.input("x", {2, 4});
+    auto h = b.add("fc", op::linear{.in_features = 4, .out_features = 4}, x);
+    auto d = b.add("d", op::constant{});
+    b.set_parameter(d, "value", tensor(shape{}, {divisor}));
+    const graph g = with_metadata(b.output(b.add("scaled", op::div{}, h, d))) |
+                    quantize({.by = quantize_by::type,
+                              .entries = {{"linear", operand_formats{.data_in = format(fx(8, 4)), .weight = format(fx(8, 4)),
+                                                                     .bias = format(fx(8, 4)), .data_out = format(fx(8, 4))}}}});
+    // x / 2^k is the same codes with k more fraction bits; any other divisor has no exact format.
+    CHECK(result_format(g, "scaled") == (frac >= 0 ? format(fx(8, frac)) : f32));
+  }
+}

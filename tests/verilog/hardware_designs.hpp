@@ -33,9 +33,11 @@ inline mase::quantize_config widths(int data, int weight) {
 inline mase::graph full_range_parameters(mase::graph g, std::uint32_t seed) {
   std::mt19937 random(seed);
   std::uniform_real_distribution<float> symmetric(-1.0f, 1.0f), variance(0.25f, 1.0f);
-  for (mase::node_id id : g.order())
+  for (mase::node_id id : g.order()) {
+    if (g[id].is<mase::op::constant>()) continue;  // a constant of the model (attention's √d), not a weight
     for (auto& [role, values] : g[id].parameters)
       for (float& v : values.values()) v = role == "running_var" ? variance(random) : symmetric(random);
+  }
   return g;
 }
 
@@ -52,6 +54,39 @@ inline mase::graph mlp(const std::vector<std::int64_t>& sizes, bool gelu = false
     }
   }
   return b.output(h);
+}
+
+// A post-norm transformer encoder layer (BERT's) on sequences of `length` tokens of `hidden`
+// features: Q, K, V projections, the heads split by reshape and permute (K's into its transpose),
+// softmax(Q·Kᵀ / √d)·V per head, the heads merged, the output projection, a residual add and a
+// layer norm, a GELU feed-forward block of `ffn` features, a second residual add and layer norm.
+// √d must be a power of two (the division then moves the point): d = hidden / heads a power of 4.
+inline mase::graph encoder_layer(std::int64_t length, std::int64_t hidden, std::int64_t heads, std::int64_t ffn) {
+  using namespace mase;
+  builder b(31);
+  const std::int64_t d = hidden / heads;
+  auto x = b.input("x", {1, length, hidden});
+  const auto split = [&](const char* name, node_id h, dims order) {
+    h = b.add(fmt::format("{}_split", name), op::reshape{.shape = {-1, length, heads, d}}, h);
+    return b.add(fmt::format("{}_heads", name), op::permute{.dims = order}, h);
+  };
+  const auto projection = [&](const char* name, node_id h, std::int64_t in, std::int64_t out) {
+    return b.add(name, op::linear{.in_features = in, .out_features = out}, h);
+  };
+  auto q = split("q", projection("q_proj", x, hidden, hidden), {0, 2, 1, 3});
+  auto k = split("k", projection("k_proj", x, hidden, hidden), {0, 2, 3, 1});
+  auto v = split("v", projection("v_proj", x, hidden, hidden), {0, 2, 1, 3});
+  auto sqrt_d = b.add("sqrt_d", op::constant{});
+  b.set_parameter(sqrt_d, "value", tensor(shape{}, {static_cast<float>(std::sqrt(static_cast<double>(d)))}));
+  auto scores = b.add("scaled", op::div{}, b.add("scores", op::matmul{}, q, k), sqrt_d);
+  auto context = b.add("context", op::matmul{}, b.add("softmax", op::softmax{.dim = -1}, scores), v);
+  context = b.add("merge", op::permute{.dims = {0, 2, 1, 3}}, context);
+  context = b.add("merged", op::reshape{.shape = {-1, length, hidden}}, context);
+  auto attended = projection("out_proj", context, hidden, hidden);
+  auto h = b.add("attention_norm", op::layer_norm{.normalized_shape = {hidden}}, b.add("residual1", op::add{}, x, attended));
+  auto f = b.add("gelu", op::gelu{}, projection("ffn_in", h, hidden, ffn));
+  f = projection("ffn_out", f, ffn, hidden);
+  return b.output(b.add("output_norm", op::layer_norm{.normalized_shape = {hidden}}, b.add("residual2", op::add{}, h, f)));
 }
 
 // conv 3×3 (padding 1), relu, max pool 2×2, flatten, linear to 10.

@@ -11,6 +11,8 @@
 #include <mase/pass/quantize.hpp>
 #include <mase/verilog.hpp>
 
+#include "hardware_designs.hpp"
+
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
@@ -113,6 +115,69 @@ graph query_key_scores() {
   return b.output(scores);
 }
 
+// Attention probabilities: the scores above through a softmax over each row of 8.
+graph attention_probabilities() {
+  builder b(18);
+  auto x = b.input("x", {1, 6, 16});
+  auto keys = b.input("keys", {1, 16, 8});
+  auto q = b.add("q_proj", op::linear{.in_features = 16, .out_features = 16}, x);
+  auto scores = b.add("scores", op::matmul{}, q, keys);
+  auto p = b.add("softmax", op::softmax{.dim = -1}, scores);
+  return b.output(p);
+}
+
+// A projection, a layer norm over rows of 16 (weight and bias), a second projection and an RMS
+// norm without affine parameters: the two normalizations of transformers.
+graph normalizations() {
+  builder b(19);
+  auto x = b.input("x", {1, 4, 16});
+  auto h = b.add("proj", op::linear{.in_features = 16, .out_features = 16}, x);
+  h = b.add("norm", op::layer_norm{.normalized_shape = {16}}, h);
+  h = b.add("proj2", op::linear{.in_features = 16, .out_features = 8}, h);
+  auto y = b.add("rms", op::rms_norm{.normalized_shape = {8}, .elementwise_affine = false}, h);
+  graph g = b.output(y);
+  // PyTorch initialises weight 1 and bias 0; these make every lane's scale and shift differ.
+  tensor weight({16}), bias({16});
+  for (int i = 0; i < 16; ++i) {
+    weight.values()[static_cast<std::size_t>(i)] = 0.2f * static_cast<float>(i) - 1.5f;
+    bias.values()[static_cast<std::size_t>(i)] = 0.0625f * static_cast<float>(i % 7) - 0.1875f;
+  }
+  g.parameter("norm.weight") = weight;
+  g.parameter("norm.bias") = bias;
+  return g;
+}
+
+// Two-head self-attention as a PyTorch export has it: Q, K, V projections, the heads split by
+// reshape and permute (K's straight into its transpose), softmax(Q·Kᵀ / √8)·V per head (8 a
+// power of two: the division moves the point), the heads merged by permute and reshape, and the
+// output projection.
+graph self_attention() {
+  builder b(20);
+  auto x = b.input("x", {1, 8, 16});
+  const auto heads = [&](const char* name, auto h, dims order) {
+    h = b.add(std::string(name) + "_split", op::reshape{.shape = {-1, 8, 2, 8}}, h);
+    return b.add(std::string(name) + "_heads", op::permute{.dims = order}, h);
+  };
+  auto q = heads("q", b.add("q_proj", op::linear{.in_features = 16, .out_features = 16}, x), {0, 2, 1, 3});
+  auto k = heads("k", b.add("k_proj", op::linear{.in_features = 16, .out_features = 16}, x), {0, 2, 3, 1});
+  auto v = heads("v", b.add("v_proj", op::linear{.in_features = 16, .out_features = 16}, x), {0, 2, 1, 3});
+  auto sqrt_d = b.add("sqrt_d", op::constant{});
+  b.set_parameter(sqrt_d, "value", tensor(shape{}, {8.0f}));
+  auto scores = b.add("scaled", op::div{}, b.add("scores", op::matmul{}, q, k), sqrt_d);
+  auto p = b.add("softmax", op::softmax{.dim = -1}, scores);
+  auto context = b.add("context", op::matmul{}, p, v);
+  context = b.add("merge", op::permute{.dims = {0, 2, 1, 3}}, context);
+  context = b.add("merged", op::reshape{.shape = {-1, 8, 16}}, context);
+  return b.output(b.add("out_proj", op::linear{.in_features = 16, .out_features = 16}, context));
+}
+
+// eight_bit, with softmax reading its scores at 3 fraction bits and writing 7.
+quantize_config eight_bit_softmax() {
+  quantize_config c = eight_bit();
+  c.entries.emplace_back("softmax", operand_formats{.data_in = fixed(8, 3), .data_out = fixed(8, 7)});
+  return c;
+}
+
 auto hardware_graph(const graph& g, std::array<int, 4> parallelism, const quantize_config& config = eight_bit()) {
   return g | init_metadata | add_common_metadata | quantize(config) |
          add_hardware_metadata({.max_parallelism = parallelism});
@@ -203,6 +268,30 @@ TEST_CASE("emit_verilog: the matmul of two streams (queries times keys) matches 
           "[verilog]") {
   prove(query_key_scores(), "scores_2", {2, 2, 2, 2});
   prove(query_key_scores(), "scores_4x8", {4, 8, 4, 4});
+}
+
+TEST_CASE("emit_verilog: softmax over the attention scores matches the integer rule at two parallelism settings",
+          "[verilog]") {
+  prove(attention_probabilities(), "softmax_2", {2, 2, 2, 2}, eight_bit_softmax());
+  prove(attention_probabilities(), "softmax_4x8", {4, 8, 4, 4}, eight_bit_softmax());
+}
+
+TEST_CASE("emit_verilog: layer and RMS normalization match the integer rule at two parallelism settings",
+          "[verilog]") {
+  prove(normalizations(), "normalizations_2", {2, 2, 2, 2});
+  prove(normalizations(), "normalizations_4x8", {4, 8, 4, 4});
+}
+
+TEST_CASE("emit_verilog: two-head self-attention (head split, Kᵀ and merge as stream permutes) matches",
+          "[verilog]") {
+  prove(self_attention(), "attention_2", {2, 2, 2, 2}, eight_bit_softmax());
+  prove(self_attention(), "attention_4x8", {4, 8, 4, 4}, eight_bit_softmax());
+}
+
+TEST_CASE("emit_verilog: a post-norm encoder layer (attention, residuals, layer norms, GELU FFN) matches",
+          "[verilog]") {
+  prove(mase_hardware_designs::encoder_layer(8, 32, 2, 64), "encoder_2", {2, 2, 2, 2}, eight_bit_softmax());
+  prove(mase_hardware_designs::encoder_layer(8, 32, 2, 64), "encoder_4x8", {4, 8, 4, 4}, eight_bit_softmax());
 }
 
 TEST_CASE("emit_verilog: yosys synthesizes the design with one DSP per multiplier the emitter instantiated",

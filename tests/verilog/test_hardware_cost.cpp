@@ -93,3 +93,17 @@ TEST_CASE("hardware cost: cycles per sample equal Verilator's, DSPs and block RA
     CHECK(relative_error(model.resources.flip_flops, static_cast<double>(yosys.flip_flops)) <= 0.52);
   }
 }
+
+TEST_CASE("hardware cost: an encoder layer's cycles per sample equal Verilator's", "[verilog][cost]") {
+  for (const std::array<int, 4>& parallelism : {std::array<int, 4>{2, 2, 2, 2}, std::array<int, 4>{4, 8, 4, 4}}) {
+    INFO("max_parallelism " << parallelism[0] << ", " << parallelism[1]);
+    const auto hw = hardware_graph(encoder_layer(8, 32, 2, 64), widths(8, 8), parallelism);
+    const verilog::hardware_cost model = verilog::estimate_hardware_cost(hw);
+    const fs::path dir = project_dir(fmt::format("hardware_cost_encoder_{}x{}", parallelism[0], parallelism[1]));
+    (void)run(hw, emit_verilog({.project_dir = dir, .samples = 6}));
+    const verilog::simulation_result sim = verilog::simulate(dir, verilog::simulator::verilator, {.stall_percent = 0});
+    REQUIRE(sim.failed == 0);
+    INFO("the model's bottleneck: " << model.bottleneck);
+    CHECK(static_cast<double>(model.cycles_per_sample) == sim.cycles_per_sample());
+  }
+}

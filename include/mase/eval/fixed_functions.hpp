@@ -105,6 +105,11 @@ inline std::int64_t inverse_sqrt_floor(std::int64_t v, int p) {
   return r;
 }
 
+// P: the reciprocal's fraction bits for rows of `row_length` (the header's bound).
+constexpr int normalization_reciprocal_bits(const fixed_fmt& input, const fixed_fmt& output, std::int64_t row_length) {
+  return output.frac + input.width + ceil_log2(row_length) + 2;
+}
+
 struct normalization_rule {
   bool centred = true;  // layer norm; false: RMS norm
   std::int64_t row_length = 0;
@@ -147,7 +152,7 @@ inline normalization_rule make_normalization_rule(bool centred, std::int64_t row
                        .weight = weight,
                        .bias = bias,
                        .output = output,
-                       .reciprocal_bits = output.frac + input.width + ceil_log2(row_length) + 2,
+                       .reciprocal_bits = normalization_reciprocal_bits(input, output, row_length),
                        .epsilon = std::llround(eps * static_cast<double>(row_length) * static_cast<double>(row_length) *
                                                std::ldexp(1.0, 2 * input.frac)),
                        .weight_codes = std::move(weight_codes),

@@ -55,6 +55,12 @@ struct hardware_options {
 
 // Whether the node is wired through in hardware: its op's hardware facet has no module (flatten,
 // reshape, view, dropout, identity: the same row-major stream).
+// The inputs of a component node that are streams (the rest are constants it takes as parameters).
+inline std::size_t stream_input_count(const node& n) {
+  const hardware_mapping* h = n.op.hardware();
+  return h == nullptr || h->stream_inputs < 0 ? n.inputs.size() : static_cast<std::size_t>(h->stream_inputs);
+}
+
 inline bool is_implicit_in_hardware(const node& n) {
   const hardware_mapping* h = n.op.hardware();
   return h != nullptr && h->wired_through();
@@ -81,7 +87,9 @@ inline std::vector<std::string> hardware_dependence_files(std::string_view modul
     files.insert(files.end(), {"mase_row_buffer.sv", "mase_tile_accumulate.sv", "mase_rom.sv", "mase_cast.sv"});
   else if (module == "mase_conv2d") files.insert(files.end(), {"mase_window_sweep.sv", "mase_rom.sv", "mase_cast.sv"});
   else if (module == "mase_pool2d") files.insert(files.end(), {"mase_window_sweep.sv", "mase_cast.sv"});
-  else if (module == "mase_relu" || module == "mase_binary" || module == "mase_batch_norm") files.push_back("mase_cast.sv");
+  else if (module == "mase_relu" || module == "mase_binary" || module == "mase_batch_norm" || module == "mase_layer_norm")
+    files.push_back("mase_cast.sv");
+  // mase_rescale, mase_softmax, mase_permute, mase_lut, …: themselves only.
   return files;
 }
 
@@ -204,7 +212,15 @@ struct add_hardware_metadata_pass {
                                 detail::hardware_op_names(builtin_ops{}, true)));
       h.module = std::string(component->module);
       h.dependence_files = hardware_dependence_files(component->module);
-      for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+      if (component->module == "mase_rescale") {
+        const std::optional<fixed_fmt> scaled =
+            mase::detail::exact_scale_format(g, n, format(detail::hardware_format(n, "data_in_0")));
+        require(scaled.has_value() && format(*scaled) == detail::entry_meta(n, "data_out_0")->precision,
+                "add_hardware_metadata: node {} ({}): the hardware divides only by a constant power of two, "
+                "which keeps the codes and moves the point; this one divides by {}",
+                n.name, op, g[n.inputs[1]].name);
+      }
+      for (std::size_t i = 0; i < stream_input_count(n); ++i) {
         const node& producer = g[n.inputs[i]];
         require(!producer.is<op::constant>(),
                 "add_hardware_metadata: node {} ({}): input {} is the constant {}; hardware streams come "
@@ -292,6 +308,46 @@ struct add_hardware_metadata_pass {
                             "divide K = {} and N = {}; lower max_parallelism[0]",
                             n.name, op, input_lanes(0), input_lanes(1), a.back(), b.back());
         out_lanes = largest_divisor_at_most(b.back(), tile_limit);
+      } else if (const auto* soft = n.op.get_if<op::softmax>()) {
+        // Rows of the last dimension stream one after another, each a whole number of beats.
+        const shape& in = detail::entry_meta(n, "data_in_0")->shape;
+        require(!in.empty() && (soft->dim == -1 || soft->dim == static_cast<std::int64_t>(in.size()) - 1),
+                "add_hardware_metadata: node {} (softmax): the hardware normalizes over the last dimension; "
+                "this one is over dimension {} of {}",
+                n.name, soft->dim, in.size());
+        require(in.back() % input_lanes(0) == 0,
+                "add_hardware_metadata: node {} (softmax): its input arrives {} lanes wide, which does not "
+                "divide its rows of {}; lower max_parallelism[0]",
+                n.name, input_lanes(0), in.back());
+        params.insert_or_assign("ROW_LENGTH", in.back());
+      } else if (const auto* perm = n.op.get_if<op::permute>()) {
+        // Each sample is buffered and read out reordered: one element per beat in, output beats
+        // as wide as the innermost output dimension allows.
+        const shape& in = detail::entry_meta(n, "data_in_0")->shape;
+        require(!perm->dims.empty() && (perm->dims[0] == 0 || perm->dims[0] == -static_cast<std::int64_t>(in.size())),
+                "add_hardware_metadata: node {} (permute): the hardware reorders each sample, so the batch "
+                "dimension must stay first; this permute moves it",
+                n.name);
+        params.insert_or_assign("DATA_IN_0_PARALLELISM_DIM_0", std::int64_t{1});
+        params.insert_or_assign("SAMPLE_SIZE", detail::per_sample(in));
+        out_lanes = largest_divisor_at_most(detail::innermost(n, "data_out_0"), stream_limit);
+      } else if (component->module == "mase_layer_norm") {
+        // Rows of the normalized (trailing) dimensions stream one after another.
+        const auto* layer = n.op.get_if<op::layer_norm>();
+        const dims& normalized = layer ? layer->normalized_shape : n.op.get_if<op::rms_norm>()->normalized_shape;
+        std::int64_t row = 1;
+        for (std::int64_t d : normalized) row *= d;
+        require(row % input_lanes(0) == 0,
+                "add_hardware_metadata: node {} ({}): its input arrives {} lanes wide, which does not divide "
+                "its rows of {}; lower max_parallelism[0]",
+                n.name, op, input_lanes(0), row);
+        params.insert_or_assign("ROW_LENGTH", row);
+        params.insert_or_assign("CENTRED", layer != nullptr);
+        for (const char* role : {"weight", "bias"}) {
+          const bool present = n.parameters.find(role) != n.parameters.end();
+          if (present) detail::add_tensor_parameters(params, n, role, {input_lanes(0)});  // fixed point, or an error
+          params.insert_or_assign(std::string(role) == "weight" ? "HAS_WEIGHT" : "HAS_BIAS", present);
+        }
       } else if (component->module == "mase_binary") {
         // Both inputs in input 0's lanes: the emitter converts the other stream when it differs.
         params.insert_or_assign("DATA_IN_1_PARALLELISM_DIM_0", input_lanes(0));

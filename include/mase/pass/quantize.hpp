@@ -57,7 +57,8 @@
 // unsqueeze, dropout, identity, getitem, split, slice, max pools, relu, output; cat when its
 // inputs agree) give their results their input's format. An avg_pool2d of fixed-point values
 // whose divisor is a power of two 2^a gives its result the exact mean's format (a more integer
-// and fraction bits), so the mean loses nothing and the hardware needs no divider.
+// and fraction bits), so the mean loses nothing and the hardware needs no divider; a div by a
+// scalar constant 2^k its input's format with k more fraction bits (the same codes).
 
 #include <mase/core/deferred.hpp>
 #include <mase/core/error.hpp>
@@ -73,6 +74,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <concepts>
 #include <array>
 #include <cstdint>
@@ -563,6 +565,22 @@ inline tensor_meta* tensor_arg(common_meta& c, std::string_view entry) {
   return it == c.args.end() ? nullptr : std::get_if<tensor_meta>(&it->second);
 }
 
+// A division by a constant 2^k (a scalar) keeps every code and moves the point: the result is
+// the input's codes read with k more fraction bits (fewer for k < 0), so it is exact and the
+// hardware does no arithmetic (mase_rescale). The scores' division by √d = 8 in attention.
+inline std::optional<fixed_fmt> exact_scale_format(const graph& g, const node& n, const format& input) {
+  if (!n.is<op::div>() || n.inputs.size() != 2 || !input.holds<fixed_fmt>()) return std::nullopt;
+  const node& divisor = g[n.inputs[1]];
+  const auto value = divisor.parameters.find("value");
+  if (!divisor.is<op::constant>() || value == divisor.parameters.end() || value->second.size() != 1) return std::nullopt;
+  int exponent = 0;
+  const float mantissa = std::frexp(value->second.values()[0], &exponent);
+  if (mantissa != 0.5f) return std::nullopt;  // positive powers of two only: 2^(exponent - 1)
+  fixed_fmt scaled = input.get<fixed_fmt>();
+  scaled.frac += exponent - 1;
+  return scaled;
+}
+
 // A node nobody quantized: its inputs carry their producers' formats, and data movement keeps them.
 inline void propagate_formats(const graph& g, node& n) {
   common_meta& c = n.meta.common;
@@ -598,6 +616,8 @@ inline void propagate_formats(const graph& g, node& n) {
     for (auto& [name, result] : c.results) result.precision = first->precision;
   } else if (const std::optional<fixed_fmt> mean = exact_mean_format(n, first->precision)) {
     for (auto& [name, result] : c.results) result.precision = *mean;
+  } else if (const std::optional<fixed_fmt> scaled = exact_scale_format(g, n, first->precision)) {
+    for (auto& [name, result] : c.results) result.precision = *scaled;
   }
 }
 

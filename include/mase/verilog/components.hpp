@@ -10,13 +10,17 @@
 #include <mase/verilog/rtl/mase_conv2d.hpp>
 #include <mase/verilog/rtl/mase_fifo.hpp>
 #include <mase/verilog/rtl/mase_lanes.hpp>
+#include <mase/verilog/rtl/mase_layer_norm.hpp>
 #include <mase/verilog/rtl/mase_linear.hpp>
+#include <mase/verilog/rtl/mase_permute.hpp>
 #include <mase/verilog/rtl/mase_lut.hpp>
 #include <mase/verilog/rtl/mase_matmul.hpp>
 #include <mase/verilog/rtl/mase_pool2d.hpp>
 #include <mase/verilog/rtl/mase_relu.hpp>
+#include <mase/verilog/rtl/mase_rescale.hpp>
 #include <mase/verilog/rtl/mase_rom.hpp>
 #include <mase/verilog/rtl/mase_row_buffer.hpp>
+#include <mase/verilog/rtl/mase_softmax.hpp>
 #include <mase/verilog/rtl/mase_tile_accumulate.hpp>
 #include <mase/verilog/rtl/mase_window_sweep.hpp>
 
@@ -48,13 +52,17 @@ inline constexpr std::array component_library{
     component{"mase_conv2d", rtl::mase_conv2d, 2},  // the two-bank sample buffer
     component{"mase_fifo", rtl::mase_fifo},
     component{"mase_lanes", rtl::mase_lanes},
+    component{"mase_layer_norm", rtl::mase_layer_norm},  // one row, less than a sample
     component{"mase_linear", rtl::mase_linear, 3},  // two input banks, the output register
     component{"mase_lut", rtl::mase_lut},
     component{"mase_matmul", rtl::mase_matmul, 3},  // as mase_linear
+    component{"mase_permute", rtl::mase_permute, 2},  // a sample in each bank
     component{"mase_pool2d", rtl::mase_pool2d, 2},  // as mase_conv2d
     component{"mase_relu", rtl::mase_relu},
+    component{"mase_rescale", rtl::mase_rescale},
     component{"mase_rom", rtl::mase_rom},
     component{"mase_row_buffer", rtl::mase_row_buffer},
+    component{"mase_softmax", rtl::mase_softmax},  // one row, less than a sample
     component{"mase_tile_accumulate", rtl::mase_tile_accumulate},
     component{"mase_window_sweep", rtl::mase_window_sweep},
 };

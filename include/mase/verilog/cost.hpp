@@ -299,6 +299,33 @@ inline component_cost component_cost_of(const node& n) {
     c.cycles_per_sample = stream_cycles;
     c.memories.push_back({"table", out.width, std::int64_t{1} << x.width, in_lanes, true});
     c.register_bits = in_lanes * out.width;
+  } else if (module == "mase_softmax") {
+    // Three passes over each row's beats (load, exponentiate, emit); the row and its
+    // exponentials held in distributed RAM, the exp table once per lane. The dividers are not in
+    // the fitted logic model yet, so its LUTs and flip-flops are left out.
+    const std::int64_t row = p("ROW_LENGTH");
+    const eval::softmax_rule rule = eval::make_softmax_rule(x, out, row);
+    c.cycles_per_sample = 3 * stream_cycles;
+    c.memories.push_back({"row", in_lanes * x.width, row / in_lanes, 1, false});
+    c.memories.push_back({"exponentials", in_lanes * (rule.exp_frac + 1), row / in_lanes, 1, false});
+    c.memories.push_back({"exp table", rule.exp_frac + 1, static_cast<std::int64_t>(rule.exp_table.size()), in_lanes, true});
+    c.modelled = false;
+  } else if (module == "mase_rescale") {
+    c.cycles_per_sample = stream_cycles;
+    c.modelled = false;  // wires: nothing to synthesize
+  } else if (module == "mase_permute") {
+    // One element in per cycle (its input is converted to one lane); two banks of a sample.
+    c.cycles_per_sample = in_elements;
+    c.memories.push_back({"sample banks", x.width, 2 * in_elements, 1, false});
+    c.modelled = false;
+  } else if (module == "mase_layer_norm") {
+    // Load (the sums), the root (P + 2 cycles: V, then one bit of R per cycle) and emit, per
+    // row. As softmax's, the logic is outside the fitted model; the row buffer is counted.
+    const std::int64_t row = p("ROW_LENGTH"), rows = in_elements / row;
+    const int reciprocal_bits = eval::normalization_reciprocal_bits(x, out, row);
+    c.cycles_per_sample = 2 * stream_cycles + rows * (reciprocal_bits + 2);
+    c.memories.push_back({"row", in_lanes * x.width, row / in_lanes, 1, false});
+    c.modelled = false;
   } else if (module == "mase_relu") {
     c.cycles_per_sample = stream_cycles;
     c.register_bits = in_lanes * out.width;

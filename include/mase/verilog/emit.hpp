@@ -171,6 +171,34 @@ inline std::vector<std::int64_t> linear_weight_order(std::span<const std::int64_
   return ordered;
 }
 
+// A permute's read order within a sample: entry j is the arrival position (row-major over the
+// input's dimensions after the batch) of the j-th element of the output, in its row-major order.
+inline std::vector<std::int64_t> permute_order(const shape& in, const dims& permutation) {
+  const auto rank = static_cast<std::int64_t>(in.size());
+  std::vector<std::int64_t> stride(in.size(), 1), out_size(in.size());
+  for (std::int64_t d = rank - 2; d >= 0; --d) stride[static_cast<std::size_t>(d)] = stride[static_cast<std::size_t>(d + 1)] * in[d + 1];
+  std::vector<std::int64_t> source_dim(in.size());
+  for (std::int64_t a = 0; a < rank; ++a) {
+    const std::int64_t d = permutation[static_cast<std::size_t>(a)];
+    source_dim[static_cast<std::size_t>(a)] = d < 0 ? d + rank : d;
+    out_size[static_cast<std::size_t>(a)] = in[source_dim[static_cast<std::size_t>(a)]];
+  }
+  std::int64_t sample = 1;
+  for (std::int64_t a = 1; a < rank; ++a) sample *= out_size[static_cast<std::size_t>(a)];
+  std::vector<std::int64_t> order(static_cast<std::size_t>(sample));
+  std::vector<std::int64_t> index(in.size(), 0);  // the output element's index, dimension by dimension
+  for (std::int64_t& source : order) {
+    source = 0;
+    for (std::int64_t a = 1; a < rank; ++a)
+      source += index[static_cast<std::size_t>(a)] * stride[static_cast<std::size_t>(source_dim[static_cast<std::size_t>(a)])];
+    for (std::int64_t a = rank - 1; a >= 1; --a) {
+      if (++index[static_cast<std::size_t>(a)] < out_size[static_cast<std::size_t>(a)]) break;
+      index[static_cast<std::size_t>(a)] = 0;
+    }
+  }
+  return order;
+}
+
 inline std::int64_t round_up_to_power_of_two(std::int64_t v) {
   return static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(std::max<std::int64_t>(v, 2))));
 }
@@ -274,7 +302,8 @@ private:
                                 n.name, n.op_name()));
       }
       components_.push_back(id);
-      for (std::size_t i = 0; i < n.inputs.size(); ++i) source_for(resolve(n.inputs[i])).sinks.push_back({.consumer = id, .input = i});
+      for (std::size_t i = 0; i < stream_input_count(n); ++i)
+        source_for(resolve(n.inputs[i])).sinks.push_back({.consumer = id, .input = i});
     }
     require(!components_.empty(), "emit_verilog: the graph has no node with a hardware component");
     // Graph inputs carry their readers' input format (the evaluator quantizes the float input for each).
@@ -332,7 +361,9 @@ private:
     for (node_id id : components_) {
       const node& n = g_[id];
       const std::string& module = *n.meta.hardware.module;
-      if (module == "mase_pool2d") continue;  // exact by their formats (max keeps it, avg's mean is exact)
+      // Exact by their formats: max keeps it, avg's mean is exact, a permute only moves values, a
+      // rescale only moves the point.
+      if (module == "mase_pool2d" || module == "mase_permute" || module == "mase_rescale") continue;
       require(n.op.builtin_index() >= 0 || ev.runs_bit_exact(id),
               "emit_verilog: node {} ({}) has no bit-exact rule for its formats, so no testbench can check "
                           "its component; give its type a member std::optional<mase::eval::bit_exact_kernel> "
@@ -445,6 +476,41 @@ private:
       const eval::fixed_lowering& l = lowering_of(n);
       write_text(dir / "rtl" / (n.name + "_lut.hex"), rom_file(l.table, 1, l.output.width));
       extra["LUT_MEMFILE"] = fmt::format("\"rtl/{}_lut.hex\"", n.name);
+    } else if (module == "mase_softmax") {
+      const eval::softmax_rule& rule = *lowering_of(n).softmax_rows;
+      write_text(dir / "rtl" / (n.name + "_exp.hex"), rom_file(rule.exp_table, 1, rule.exp_frac + 1));
+      extra["EXP_FRAC"] = fmt::format("{}", rule.exp_frac);
+      extra["EXP_TABLE_SIZE"] = fmt::format("{}", rule.exp_table.size());
+      extra["EXP_MEMFILE"] = fmt::format("\"rtl/{}_exp.hex\"", n.name);
+    } else if (module == "mase_permute") {
+      const std::int64_t lanes = param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
+      const std::vector<std::int64_t> order = permute_order(entry_meta(n, "data_in_0")->shape, n.op.get_if<op::permute>()->dims);
+      write_text(dir / "rtl" / (n.name + "_order.hex"),
+                 rom_file(order, lanes, std::max(1, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(order.size() - 1))))));
+      extra["ORDER_MEMFILE"] = fmt::format("\"rtl/{}_order.hex\"", n.name);
+    } else if (module == "mase_layer_norm") {
+      const eval::normalization_rule& rule = *lowering_of(n).normalization_rows;
+      const std::int64_t lanes = param_int(n, "DATA_IN_0_PARALLELISM_DIM_0");
+      require(rule.epsilon < (std::int64_t{1} << 31),
+              "emit_verilog: node {} ({}): eps·N²·2^(2·F_x) = {} does not fit the component's 32-bit EPSILON; "
+              "use a smaller eps or fewer input fraction bits",
+              n.name, n.op_name(), rule.epsilon);
+      extra["RECIPROCAL_BITS"] = fmt::format("{}", rule.reciprocal_bits);
+      extra["PRODUCT_FRAC"] = fmt::format("{}", rule.product_frac());
+      extra["EPSILON"] = fmt::format("{}", rule.epsilon);
+      if (rule.weight) {
+        write_text(dir / "rtl" / (n.name + "_weight.hex"), rom_file(rule.weight_codes, lanes, rule.weight->width));
+        extra["WEIGHT_MEMFILE"] = fmt::format("\"rtl/{}_weight.hex\"", n.name);
+      }
+      if (rule.bias) {
+        // Two's complement words just wide enough for every aligned bias.
+        int width = 2;
+        for (std::int64_t b : rule.aligned_bias)
+          width = std::max(width, 1 + static_cast<int>(std::bit_width(static_cast<std::uint64_t>(b < 0 ? ~b : b))));
+        write_text(dir / "rtl" / (n.name + "_bias.hex"), rom_file(rule.aligned_bias, lanes, width));
+        extra["BIAS_MEMFILE"] = fmt::format("\"rtl/{}_bias.hex\"", n.name);
+        extra["BIAS_WIDTH"] = fmt::format("{}", width);
+      }
     } else if (module == "mase_binary" && param_int(n, "OPERATION") == 2) {
       info_.multipliers += param_int(n, "DATA_IN_0_PARALLELISM_DIM_0");
     }
@@ -475,7 +541,7 @@ private:
     };
     if (uses_identifier(source, "clk")) port("clk", "clk");
     if (uses_identifier(source, "rst")) port("rst", "rst");
-    for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+    for (std::size_t i = 0; i < stream_input_count(n); ++i) {
       const std::string s = stream_name(n, data_in_name(i));
       port(data_in_name(i), s);
       port(data_in_name(i) + "_valid", s + "_valid");
@@ -487,7 +553,7 @@ private:
     port("data_out_0_ready", out + "_ready");
 
     std::string wires;
-    for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+    for (std::size_t i = 0; i < stream_input_count(n); ++i) {
       const fixed_fmt f = fixed_of(n, data_in_name(i));
       const std::int64_t lanes = param_int(n, fmt::format("DATA_IN_{}_PARALLELISM_DIM_0", i));
       const std::string s = stream_name(n, data_in_name(i));

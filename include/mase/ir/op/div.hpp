@@ -10,6 +10,9 @@ struct div {
   using kind = mase::kind::builtin_func;
   static constexpr op_category category = op_category::elementwise;
   static constexpr arity inputs{2, 2};
+  // Only by a constant power of two, which moves the point and keeps the codes
+  // (pass/quantize.hpp's exact_scale_format): the component is wires.
+  static constexpr hardware_mapping hardware{"mase_rescale", 1};
   static constexpr auto attributes() { return std::tuple{}; }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {

@@ -19,6 +19,7 @@ struct layer_norm {
   // MASE quantizes data_in only; mase also takes formats for the affine weight and bias (the
   // bit-exact rule needs them), when a config gives them.
   static constexpr quantizable quantization{.weight = operand_use::optional, .bias = operand_use::optional};
+  static constexpr hardware_mapping hardware{"mase_layer_norm"};
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("normalized_shape", &layer_norm::normalized_shape), attribute("eps", &layer_norm::eps),

@@ -176,6 +176,9 @@ enum class result_format_rule : std::uint8_t {
 // the op is wired through: its result is its input's stream, reindexed.
 struct hardware_mapping {
   std::string_view module;
+  // How many of the node's inputs are streams, from the first (-1: all); the rest are constants
+  // the component takes as parameters.
+  int stream_inputs = -1;
   constexpr bool wired_through() const noexcept { return module.empty(); }
 };
 inline constexpr hardware_mapping wired_through{};

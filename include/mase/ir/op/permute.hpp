@@ -13,6 +13,8 @@ struct permute {
   using kind = mase::kind::implicit_func;
   static constexpr op_category category = op_category::data_movement;
   static constexpr result_format_rule result_format = result_format_rule::same_as_input;
+  // A stream reordered per sample (the batch dimension must stay first).
+  static constexpr hardware_mapping hardware{"mase_permute"};
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() { return std::tuple{attribute("dims", &permute::dims)}; }
 

@@ -20,6 +20,7 @@ struct rms_norm {
   static constexpr op_category category = op_category::normalization;
   // As layer_norm: data_in, and the affine weight when a config gives its format.
   static constexpr quantizable quantization{.weight = operand_use::optional};
+  static constexpr hardware_mapping hardware{"mase_layer_norm"};  // with CENTRED = 0
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("normalized_shape", &rms_norm::normalized_shape), attribute("eps", &rms_norm::eps),

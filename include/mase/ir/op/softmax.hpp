@@ -14,6 +14,7 @@ struct softmax {
   static constexpr op_category category = op_category::reduction;
   // Not in MASE's QUANTIZEABLE_OP; quantizable here (data_in, data_out) for its integer rule.
   static constexpr quantizable quantization{};
+  static constexpr hardware_mapping hardware{"mase_softmax"};  // over the last dimension
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() { return std::tuple{attribute("dim", &softmax::dim)}; }
 
