@@ -56,36 +56,50 @@ inline mase::graph mlp(const std::vector<std::int64_t>& sizes, bool gelu = false
   return b.output(h);
 }
 
-// A post-norm transformer encoder layer (BERT's) on sequences of `length` tokens of `hidden`
-// features: Q, K, V projections, the heads split by reshape and permute (K's into its transpose),
-// softmax(Q·Kᵀ / √d)·V per head, the heads merged, the output projection, a residual add and a
-// layer norm, a GELU feed-forward block of `ffn` features, a second residual add and layer norm.
-// √d must be a power of two (the division then moves the point): d = hidden / heads a power of 4.
-inline mase::graph encoder_layer(std::int64_t length, std::int64_t hidden, std::int64_t heads, std::int64_t ffn) {
+// Multi-head self-attention as a PyTorch export has it, on sequences of `length` tokens of
+// `hidden` features: Q, K, V projections of x, the heads split by reshape and permute (K's into its
+// transpose), softmax(Q·Kᵀ / √d)·V per head, the heads merged by permute and reshape, and the
+// output projection. √d must be a power of two (the division then moves the point): d = hidden /
+// heads a power of 4.
+inline mase::node_id self_attention(mase::builder& b, mase::node_id x, std::int64_t length, std::int64_t hidden,
+                                    std::int64_t heads) {
   using namespace mase;
-  builder b(31);
   const std::int64_t d = hidden / heads;
-  auto x = b.input("x", {1, length, hidden});
   const auto split = [&](const char* name, node_id h, dims order) {
     h = b.add(fmt::format("{}_split", name), op::reshape{.shape = {-1, length, heads, d}}, h);
     return b.add(fmt::format("{}_heads", name), op::permute{.dims = order}, h);
   };
-  const auto projection = [&](const char* name, node_id h, std::int64_t in, std::int64_t out) {
-    return b.add(name, op::linear{.in_features = in, .out_features = out}, h);
+  const auto projection = [&](const char* name, node_id h) {
+    return b.add(name, op::linear{.in_features = hidden, .out_features = hidden}, h);
   };
-  auto q = split("q", projection("q_proj", x, hidden, hidden), {0, 2, 1, 3});
-  auto k = split("k", projection("k_proj", x, hidden, hidden), {0, 2, 3, 1});
-  auto v = split("v", projection("v_proj", x, hidden, hidden), {0, 2, 1, 3});
+  auto q = split("q", projection("q_proj", x), {0, 2, 1, 3});
+  auto k = split("k", projection("k_proj", x), {0, 2, 3, 1});
+  auto v = split("v", projection("v_proj", x), {0, 2, 1, 3});
   auto sqrt_d = b.add("sqrt_d", op::constant{});
   b.set_parameter(sqrt_d, "value", tensor(shape{}, {static_cast<float>(std::sqrt(static_cast<double>(d)))}));
   auto scores = b.add("scaled", op::div{}, b.add("scores", op::matmul{}, q, k), sqrt_d);
   auto context = b.add("context", op::matmul{}, b.add("softmax", op::softmax{.dim = -1}, scores), v);
   context = b.add("merge", op::permute{.dims = {0, 2, 1, 3}}, context);
   context = b.add("merged", op::reshape{.shape = {-1, length, hidden}}, context);
-  auto attended = projection("out_proj", context, hidden, hidden);
+  return projection("out_proj", context);
+}
+
+inline mase::graph self_attention(std::int64_t length, std::int64_t hidden, std::int64_t heads) {
+  mase::builder b(29);
+  auto x = b.input("x", {1, length, hidden});
+  return b.output(self_attention(b, x, length, hidden, heads));
+}
+
+// A post-norm transformer encoder layer (BERT's): the self-attention above, a residual add and a
+// layer norm, a GELU feed-forward block of `ffn` features, a second residual add and layer norm.
+inline mase::graph encoder_layer(std::int64_t length, std::int64_t hidden, std::int64_t heads, std::int64_t ffn) {
+  using namespace mase;
+  builder b(31);
+  auto x = b.input("x", {1, length, hidden});
+  auto attended = self_attention(b, x, length, hidden, heads);
   auto h = b.add("attention_norm", op::layer_norm{.normalized_shape = {hidden}}, b.add("residual1", op::add{}, x, attended));
-  auto f = b.add("gelu", op::gelu{}, projection("ffn_in", h, hidden, ffn));
-  f = projection("ffn_out", f, ffn, hidden);
+  auto f = b.add("gelu", op::gelu{}, b.add("ffn_in", op::linear{.in_features = hidden, .out_features = ffn}, h));
+  f = b.add("ffn_out", op::linear{.in_features = ffn, .out_features = hidden}, f);
   return b.output(b.add("output_norm", op::layer_norm{.normalized_shape = {hidden}}, b.add("residual2", op::add{}, h, f)));
 }
 

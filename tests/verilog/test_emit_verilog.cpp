@@ -147,30 +147,6 @@ graph normalizations() {
   return g;
 }
 
-// Two-head self-attention as a PyTorch export has it: Q, K, V projections, the heads split by
-// reshape and permute (K's straight into its transpose), softmax(Q·Kᵀ / √8)·V per head (8 a
-// power of two: the division moves the point), the heads merged by permute and reshape, and the
-// output projection.
-graph self_attention() {
-  builder b(20);
-  auto x = b.input("x", {1, 8, 16});
-  const auto heads = [&](const char* name, auto h, dims order) {
-    h = b.add(std::string(name) + "_split", op::reshape{.shape = {-1, 8, 2, 8}}, h);
-    return b.add(std::string(name) + "_heads", op::permute{.dims = order}, h);
-  };
-  auto q = heads("q", b.add("q_proj", op::linear{.in_features = 16, .out_features = 16}, x), {0, 2, 1, 3});
-  auto k = heads("k", b.add("k_proj", op::linear{.in_features = 16, .out_features = 16}, x), {0, 2, 3, 1});
-  auto v = heads("v", b.add("v_proj", op::linear{.in_features = 16, .out_features = 16}, x), {0, 2, 1, 3});
-  auto sqrt_d = b.add("sqrt_d", op::constant{});
-  b.set_parameter(sqrt_d, "value", tensor(shape{}, {8.0f}));
-  auto scores = b.add("scaled", op::div{}, b.add("scores", op::matmul{}, q, k), sqrt_d);
-  auto p = b.add("softmax", op::softmax{.dim = -1}, scores);
-  auto context = b.add("context", op::matmul{}, p, v);
-  context = b.add("merge", op::permute{.dims = {0, 2, 1, 3}}, context);
-  context = b.add("merged", op::reshape{.shape = {-1, 8, 16}}, context);
-  return b.output(b.add("out_proj", op::linear{.in_features = 16, .out_features = 16}, context));
-}
-
 // eight_bit, with softmax reading its scores at 3 fraction bits and writing 7.
 quantize_config eight_bit_softmax() {
   quantize_config c = eight_bit();
@@ -284,8 +260,8 @@ TEST_CASE("emit_verilog: layer and RMS normalization match the integer rule at t
 
 TEST_CASE("emit_verilog: two-head self-attention (head split, Kᵀ and merge as stream permutes) matches",
           "[verilog]") {
-  prove(self_attention(), "attention_2", {2, 2, 2, 2}, eight_bit_softmax());
-  prove(self_attention(), "attention_4x8", {4, 8, 4, 4}, eight_bit_softmax());
+  prove(mase_hardware_designs::self_attention(8, 32, 2), "attention_2", {2, 2, 2, 2}, eight_bit_softmax());
+  prove(mase_hardware_designs::self_attention(8, 32, 2), "attention_4x8", {4, 8, 4, 4}, eight_bit_softmax());
 }
 
 TEST_CASE("emit_verilog: a post-norm encoder layer (attention, residuals, layer norms, GELU FFN) matches",
