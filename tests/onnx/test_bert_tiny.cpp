@@ -26,10 +26,12 @@ namespace {
 const std::filesystem::path bert_dir = std::filesystem::path(MASE_FIXTURE_DIR) / "bert_tiny";
 constexpr std::int64_t sequence_length = 32, vocabulary = 512;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr std::int64_t agreement_sequences = 100;  // -O0 with sanitizers: the same check, fewer rows
-#else
 constexpr std::int64_t agreement_sequences = 1000;
+#if defined(__SANITIZE_ADDRESS__)
+// At -O0 under the sanitizers, one opset (2 minutes): both raise to the same graph (first test case).
+const char* const agreement_models[] = {"bert_tiny_opset17.onnx"};
+#else
+const char* const agreement_models[] = {"bert_tiny_opset13.onnx", "bert_tiny_opset17.onnx"};
 #endif
 
 mase::graph load_bert(const std::string& file, std::int64_t batch, bool raise = true) {
@@ -117,7 +119,7 @@ TEST_CASE("a bert-tiny exported with its dropouts keeps them as dropout nodes, w
 
 TEST_CASE("8-bit bit-exact bert-tiny picks float's class on at least 99% of random sequences") {
   const auto config = mase::load_quantize_config(bert_dir / "fixed8.toml");
-  for (const char* file : {"bert_tiny_opset13.onnx", "bert_tiny_opset17.onnx"}) {
+  for (const char* file : agreement_models) {
     INFO(file);
     const mase::graph g = load_bert(file, agreement_sequences);
     const auto quantized = g | mase::init_metadata | mase::add_common_metadata | mase::quantize(config);
