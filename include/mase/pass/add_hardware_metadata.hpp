@@ -53,14 +53,14 @@ struct hardware_options {
   std::array<int, 4> max_parallelism{4, 4, 4, 4};
 };
 
-// Whether the node is wired through in hardware: its op's hardware facet has no module (flatten,
-// reshape, view, dropout, identity: the same row-major stream).
 // The inputs of a component node that are streams (the rest are constants it takes as parameters).
 inline std::size_t stream_input_count(const node& n) {
   const hardware_mapping* h = n.op.hardware();
   return h == nullptr || h->stream_inputs < 0 ? n.inputs.size() : static_cast<std::size_t>(h->stream_inputs);
 }
 
+// Whether the node is wired through in hardware: its op's hardware facet has no module (flatten,
+// reshape, view, dropout, identity: the same row-major stream).
 inline bool is_implicit_in_hardware(const node& n) {
   const hardware_mapping* h = n.op.hardware();
   return h != nullptr && h->wired_through();
