@@ -12,6 +12,7 @@
 #include <mase/verilog.hpp>
 
 #include "hardware_designs.hpp"
+#include "project_dir.hpp"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -169,14 +170,7 @@ quantize_config odd_widths() {
                                             .data_out = format(symmetric)}};
 }
 
-// In the build tree (two builds' test runs never share a project), else the temporary folder.
-fs::path project_dir(const std::string& name) {
-#ifdef MASE_TEST_OUTPUT_DIR
-  return fs::path(MASE_TEST_OUTPUT_DIR) / "verilog" / name;
-#else
-  return fs::temp_directory_path() / ("mase_test_verilog_" + name);
-#endif
-}
+using mase_test_verilog::project_dir;
 
 // Emits, lints and simulates with both simulators; every output word must match.
 verilog::emit_info prove(const graph& g, const std::string& name, std::array<int, 4> parallelism,

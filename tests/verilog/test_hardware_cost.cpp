@@ -11,6 +11,7 @@
 #include <mase/verilog/cost.hpp>
 
 #include "hardware_designs.hpp"
+#include "project_dir.hpp"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -31,13 +32,7 @@ auto hardware_graph(const graph& g, const quantize_config& config, std::array<in
          add_hardware_metadata({.max_parallelism = parallelism});
 }
 
-fs::path project_dir(const std::string& name) {
-#ifdef MASE_TEST_OUTPUT_DIR
-  return fs::path(MASE_TEST_OUTPUT_DIR) / "verilog" / name;
-#else
-  return fs::temp_directory_path() / ("mase_test_verilog_" + name);
-#endif
-}
+using mase_test_verilog::project_dir;
 
 double relative_error(double model, double truth) { return std::abs(model - truth) / std::max(truth, 1.0); }
 
