@@ -555,3 +555,20 @@ TEST_CASE("quantize: a division by a constant power of two keeps the codes and m
     CHECK(result_format(g, "scaled") == (frac >= 0 ? format(fx(8, frac)) : f32));
   }
 }
+
+TEST_CASE("hardware_formats: softmax's probabilities get its input's width, every bit but the sign fractional") {
+  builder b;
+  auto x = b.input("x", {2, 16});
+  auto fc = b.add("fc", op::linear{.in_features = 16, .out_features = 8}, x);
+  const auto g0 = with_metadata(b.output(b.add("soft", op::softmax{.dim = -1}, fc)));
+  quantize_config config{.by = quantize_by::type, .default_config = integer_keys(8, 3), .entries = {}};
+  CHECK(result_format(g0 | quantize(config), "soft") == formats::float32);  // MASE's software semantics
+
+  config.hardware_formats = true;
+  const auto [hardware, info] = run(g0, quantize(config));
+  CHECK(arg_format(hardware, "soft", "data_in_0") == format(fx(8, 3)));
+  CHECK(result_format(hardware, "soft") == format(fx(8, 7)));
+  const quantize_info& record = std::get<0>(info);
+  REQUIRE(record.at("soft").derived.size() == 1);
+  CHECK(record.at("soft").derived[0].reason.starts_with("default: probabilities"));
+}

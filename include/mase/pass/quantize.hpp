@@ -49,7 +49,8 @@
 // tabulates (gelu, sigmoid, tanh, …) their input's format, a documented default (their results
 // have no finite exact format; for these functions the input's range holds the result except
 // where it saturates, and the table is the evaluator's own, so hardware and evaluator agree);
-// and integer's unsigned relu input (below) becomes signed and one bit wider, which holds the
+// softmax its input's width with every bit but the sign fractional (probabilities lie in [0, 1];
+// 1 saturates to the largest code, as the integer rule does); and integer's unsigned relu input (below) becomes signed and one bit wider, which holds the
 // same values after the relu. Each choice is recorded in node_quantization::derived.
 //
 // Then formats flow: every node not quantized reads its producers' result formats into its
@@ -673,6 +674,14 @@ inline void apply_formats(node& n, const quantizable_op& q, const resolved_entry
     if (const tensor_meta* in = tensor_arg(c, data_in_name(0)); in != nullptr && in->precision.holds<fixed_fmt>()) {
       result = in->precision;
       reason = fmt::format("default: its input's format ({} has no finite exact result)", q.op);
+    }
+  }
+  if (!f.data_out && !result.holds<fixed_fmt>() && hardware && n.is<op::softmax>()) {
+    if (const tensor_meta* in = tensor_arg(c, data_in_name(0)); in != nullptr && in->precision.holds<fixed_fmt>()) {
+      fixed_fmt probabilities = in->precision.get<fixed_fmt>();
+      probabilities.frac = probabilities.width - 1;
+      result = probabilities;
+      reason = "default: probabilities at the input's width, every bit but the sign fractional (1 saturates)";
     }
   }
   for (auto& [name, meta] : c.results) {
