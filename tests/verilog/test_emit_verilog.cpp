@@ -17,9 +17,11 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <random>
 #include <string>
 
 using namespace mase;
@@ -148,6 +150,59 @@ graph normalizations() {
   return g;
 }
 
+// A constant of the given shape, values drawn uniformly from [-1, 1).
+node_id random_constant(builder& b, const std::string& name, const shape& s, std::uint32_t seed) {
+  std::mt19937 random(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  tensor t(s);
+  for (float& v : t.values()) v = uniform(random);
+  dims size;
+  for (std::int64_t d : s) size.push_back(d);
+  auto c = b.add(name, op::constant{.shape = size});
+  b.set_parameter(c, "value", std::move(t));
+  return c;
+}
+
+// BERT's embeddings and head around a layer norm: token ids through a word table (a ROM), a
+// position table added (a constant operand), the [CLS] row gathered (index_select by a constant
+// index), a linear.
+graph embeddings_and_head() {
+  builder b(20);
+  auto ids = b.input("ids", {1, 8});
+  auto words = b.add("word", op::embedding{.num_embeddings = 24, .embedding_dim = 16}, ids);
+  auto h = b.add("add_position", op::add{}, words, random_constant(b, "position", {1, 8, 16}, 5));
+  h = b.add("norm", op::layer_norm{.normalized_shape = {16}}, h);
+  auto cls = b.add("cls_index", op::constant{});
+  b.set_parameter(cls, "value", tensor(shape{}, {0.0f}));
+  h = b.add("cls", op::index_select{.dim = 1}, h, cls);
+  return b.output(b.add("head", op::linear{.in_features = 16, .out_features = 4}, h));
+}
+
+// Token ids for embeddings_and_head: every row of the table, in a shuffled order.
+ordered_map<tensor> token_ids(std::int64_t samples) {
+  tensor ids({samples, 8});
+  for (std::size_t i = 0; i < ids.size(); ++i) ids.values()[i] = static_cast<float>((i * 7 + 3) % 24);
+  return {{"ids", ids}};
+}
+
+// BERT's additive attention mask: the mask [batch, 8] unsqueezed to [batch, 1, 1, 8], (1 − mask) ·
+// −10000 (constant operands on either side), broadcast over two heads' rows of scores, softmax.
+graph masked_softmax() {
+  builder b(22);
+  auto scores = b.input("scores", {1, 2, 8, 8});
+  auto mask = b.input("mask", {1, 8});
+  auto m = b.add("mask_1", op::unsqueeze{.dim = 1}, mask);
+  m = b.add("mask_2", op::unsqueeze{.dim = 2}, m);
+  auto one = b.add("one", op::constant{});
+  b.set_parameter(one, "value", tensor(shape{}, {1.0f}));
+  auto large = b.add("large", op::constant{});
+  b.set_parameter(large, "value", tensor(shape{}, {-10000.0f}));
+  m = b.add("inverted", op::sub{}, one, m);
+  m = b.add("additive", op::mul{}, m, large);
+  auto h = b.add("masked", op::add{}, scores, m);
+  return b.output(b.add("softmax", op::softmax{.dim = -1}, h));
+}
+
 // eight_bit, with softmax reading its scores at 3 fraction bits and writing 7.
 quantize_config eight_bit_softmax() {
   quantize_config c = eight_bit();
@@ -174,10 +229,10 @@ using mase_test_verilog::project_dir;
 
 // Emits, lints and simulates with both simulators; every output word must match.
 verilog::emit_info prove(const graph& g, const std::string& name, std::array<int, 4> parallelism,
-                         const quantize_config& config = eight_bit()) {
+                         const quantize_config& config = eight_bit(), const ordered_map<tensor>& inputs = {}) {
   const auto hw = hardware_graph(g, parallelism, config);
   const fs::path dir = project_dir(name);
-  const auto [design, info] = run(hw, emit_verilog({.project_dir = dir, .samples = 6, .seed = 3}));
+  const auto [design, info] = run(hw, emit_verilog({.project_dir = dir, .inputs = inputs, .samples = 6, .seed = 3}));
   const verilog::emit_info& emitted = std::get<0>(info);
   std::int64_t words = 0;
   for (const verilog::stream_port& p : emitted.outputs) words += p.beats * p.lanes;
@@ -262,6 +317,20 @@ TEST_CASE("emit_verilog: a post-norm encoder layer (attention, residuals, layer 
           "[verilog]") {
   prove(mase_hardware_designs::encoder_layer(8, 32, 2, 64), "encoder_2", {2, 2, 2, 2}, eight_bit_softmax());
   prove(mase_hardware_designs::encoder_layer(8, 32, 2, 64), "encoder_4x8", {4, 8, 4, 4}, eight_bit_softmax());
+}
+
+TEST_CASE("emit_verilog: embeddings (a ROM by token id, a constant position table) and the [CLS] gather match",
+          "[verilog]") {
+  const graph g = embeddings_and_head();
+  const verilog::emit_info narrow = prove(g, "embeddings_2", {2, 2, 2, 2}, eight_bit(), token_ids(5));
+  CHECK(std::find(narrow.modules.begin(), narrow.modules.end(), "mase_embedding") != narrow.modules.end());
+  prove(g, "embeddings_4x8", {4, 8, 4, 4}, eight_bit(), token_ids(5));
+}
+
+TEST_CASE("emit_verilog: an additive attention mask broadcast over the scores matches at two parallelism settings",
+          "[verilog]") {
+  prove(masked_softmax(), "masked_softmax_2", {2, 2, 2, 2}, eight_bit_softmax());
+  prove(masked_softmax(), "masked_softmax_4", {4, 4, 4, 4}, eight_bit_softmax());
 }
 
 TEST_CASE("emit_verilog: yosys synthesizes the design with one DSP per multiplier the emitter instantiated",

@@ -118,6 +118,13 @@ public:
     return l ? &*l : nullptr;
   }
 
+  // The node's parameters as its kernel reads them: quantized to their formats in fake-quant and
+  // bit-exact modes (the tables the emitter writes), the graph's own otherwise.
+  const ordered_map<tensor>& quantized_parameters(node_id id) const {
+    const node_state& s = states_[id.index];
+    return s.quantizes_parameters ? s.quantized_parameters : (*graph_)[id].parameters;
+  }
+
 private:
   struct node_state {
     std::vector<tensor> owned;                 // result buffers (none for aliasing nodes)

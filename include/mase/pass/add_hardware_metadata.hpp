@@ -31,6 +31,7 @@
 #include <mase/format/fixed.hpp>
 #include <mase/ir/graph.hpp>
 #include <mase/ir/metadata.hpp>
+#include <mase/ir/op/shape_rules.hpp>
 #include <mase/pass/pipeline.hpp>
 #include <mase/pass/quantize.hpp>
 
@@ -57,6 +58,14 @@ struct hardware_options {
 inline std::size_t stream_input_count(const node& n) {
   const hardware_mapping* h = n.op.hardware();
   return h == nullptr || h->stream_inputs < 0 ? n.inputs.size() : static_cast<std::size_t>(h->stream_inputs);
+}
+
+// Whether input i of a component node is a stream: one of its stream inputs whose producer is
+// not a constant the component holds itself (hardware_mapping::constant_operands).
+inline bool is_stream_input(const graph& g, const node& n, std::size_t i) {
+  if (i >= stream_input_count(n)) return false;
+  const hardware_mapping* h = n.op.hardware();
+  return !(h != nullptr && h->constant_operands && g[n.inputs[i]].is<op::constant>());
 }
 
 // Whether the node is wired through in hardware: its op's hardware facet has no module (flatten,
@@ -221,7 +230,12 @@ struct add_hardware_metadata_pass {
                 n.name, op, g[n.inputs[1]].name);
       }
       for (std::size_t i = 0; i < stream_input_count(n); ++i) {
+        if (!is_stream_input(g, n, i)) continue;  // a constant operand: its table has the result's lanes
         const node& producer = g[n.inputs[i]];
+        require(!(n.is<op::index_select>() && i == 0 && producer.is<op::constant>()),
+                "add_hardware_metadata: node {} (index_select) looks up rows of the constant {}; raise it "
+                "to an embedding (raise_granularity, mase --raise), which has hardware",
+                n.name, producer.name);
         require(!producer.is<op::constant>(),
                 "add_hardware_metadata: node {} ({}): input {} is the constant {}; hardware streams come "
                             "from graph inputs and components, so make it a parameter of the node",
@@ -320,17 +334,41 @@ struct add_hardware_metadata_pass {
                 "divide its rows of {}; lower max_parallelism[0]",
                 n.name, input_lanes(0), in.back());
         params.insert_or_assign("ROW_LENGTH", in.back());
-      } else if (const auto* perm = n.op.get_if<op::permute>()) {
-        // Each sample is buffered and read out reordered: one element per beat in, output beats
-        // as wide as the innermost output dimension allows.
+      } else if (component->module == "mase_permute") {
+        // Each sample is buffered and read out reordered (permute) or gathered (index_select by
+        // constant indices): one element per beat in, output beats as wide as the innermost
+        // output dimension allows.
         const shape& in = detail::entry_meta(n, "data_in_0")->shape;
-        require(!perm->dims.empty() && (perm->dims[0] == 0 || perm->dims[0] == -static_cast<std::int64_t>(in.size())),
-                "add_hardware_metadata: node {} (permute): the hardware reorders each sample, so the batch "
-                "dimension must stay first; this permute moves it",
-                n.name);
+        if (const auto* perm = n.op.get_if<op::permute>())
+          require(!perm->dims.empty() && (perm->dims[0] == 0 || perm->dims[0] == -static_cast<std::int64_t>(in.size())),
+                  "add_hardware_metadata: node {} (permute): the hardware reorders each sample, so the batch "
+                  "dimension must stay first; this permute moves it",
+                  n.name);
+        if (const auto* select = n.op.get_if<op::index_select>()) {
+          require(shape_rules::normalize_dim(select->dim, in.size()) > 0,
+                  "add_hardware_metadata: node {} (index_select): the hardware gathers within each sample; this "
+                  "one selects along the batch dimension",
+                  n.name);
+          require(g[n.inputs[1]].is<op::constant>(),
+                  "add_hardware_metadata: node {} (index_select): its indices {} are not a constant; the hardware "
+                  "gathers by indices fixed at emission",
+                  n.name, g[n.inputs[1]].name);
+        }
+        require(detail::hardware_format(n, "data_in_0") == out_fmt,
+                "add_hardware_metadata: node {} ({}): its input and result formats differ; moving elements keeps "
+                "their format",
+                n.name, op);
         params.insert_or_assign("DATA_IN_0_PARALLELISM_DIM_0", std::int64_t{1});
         params.insert_or_assign("SAMPLE_SIZE", detail::per_sample(in));
+        params.insert_or_assign("OUT_SAMPLE_SIZE", detail::per_sample(detail::entry_meta(n, "data_out_0")->shape));
         out_lanes = largest_divisor_at_most(detail::innermost(n, "data_out_0"), stream_limit);
+      } else if (const auto* table = n.op.get_if<op::embedding>()) {
+        // Rows of the ROM (the table in the result's format) stream out at the innermost
+        // dimension's lanes.
+        out_lanes = largest_divisor_at_most(table->embedding_dim, stream_limit);
+        detail::add_tensor_parameters(params, n, "weight", {out_lanes});
+        params.insert_or_assign("ROWS", table->num_embeddings);
+        params.insert_or_assign("ROW_LENGTH", table->embedding_dim);
       } else if (component->module == "mase_layer_norm") {
         // Rows of the normalized (trailing) dimensions stream one after another.
         const auto* layer = n.op.get_if<op::layer_norm>();
@@ -349,13 +387,53 @@ struct add_hardware_metadata_pass {
           params.insert_or_assign(std::string(role) == "weight" ? "HAS_WEIGHT" : "HAS_BIAS", present);
         }
       } else if (component->module == "mase_binary") {
-        // Both inputs in input 0's lanes: the emitter converts the other stream when it differs.
-        params.insert_or_assign("DATA_IN_1_PARALLELISM_DIM_0", input_lanes(0));
-        require(detail::entry_meta(n, "data_in_0")->shape == detail::entry_meta(n, "data_in_1")->shape,
-                "add_hardware_metadata: node {} ({}): its inputs have different shapes; the hardware "
-                            "does not broadcast",
-                            n.name, op);
+        // The result streams at the lanes of the first input of its shape; another such stream is
+        // converted to them by the emitter. A constant operand is a table of the result's lanes;
+        // a smaller stream (PyTorch's broadcasting within a sample) is buffered and read per beat.
+        const shape& result = detail::entry_meta(n, "data_out_0")->shape;
+        std::int64_t constant_input = -1, broadcast_input = -1;
+        out_lanes = 0;
+        for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+          const shape& operand = detail::entry_meta(n, data_in_name(i))->shape;
+          if (!is_stream_input(g, n, i)) {
+            require(constant_input < 0, "add_hardware_metadata: node {} ({}): both operands are constants; fold "
+                                        "the node into a constant",
+                    n.name, op);
+            require(operand.size() < result.size() || operand[0] == 1,
+                    "add_hardware_metadata: node {} ({}): the constant {} differs from sample to sample (shape "
+                    "{}); the hardware repeats one sample's constant",
+                    n.name, op, g[n.inputs[i]].name, to_string(operand));
+            constant_input = static_cast<std::int64_t>(i);
+          } else if (operand == result) {
+            if (out_lanes == 0) out_lanes = input_lanes(i);
+          } else {
+            require(broadcast_input < 0 && operand.size() == result.size() && operand[0] == result[0],
+                    "add_hardware_metadata: node {} ({}): its operands {} and {} broadcast into {}; the hardware "
+                    "broadcasts one stream of the result's rank within each sample into a stream of the result's "
+                    "shape",
+                    n.name, op, to_string(detail::entry_meta(n, "data_in_0")->shape),
+                    to_string(detail::entry_meta(n, "data_in_1")->shape), to_string(result));
+            broadcast_input = static_cast<std::int64_t>(i);
+          }
+        }
+        require(out_lanes > 0,
+                "add_hardware_metadata: node {} ({}): no operand is a stream of the result's shape {}; the "
+                "hardware streams the result at such an operand's pace",
+                n.name, op, to_string(result));
+        for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+          const auto k = static_cast<std::int64_t>(i);
+          if (k == constant_input) detail::add_tensor_parameters(params, n, data_in_name(i), {out_lanes});
+          else
+            params.insert_or_assign(fmt::format("DATA_IN_{}_PARALLELISM_DIM_0", i),
+                                    k == broadcast_input ? std::int64_t{1} : out_lanes);
+        }
         params.insert_or_assign("OPERATION", std::int64_t{op == "add" ? 0 : op == "sub" ? 1 : 2});
+        params.insert_or_assign("CONSTANT_INPUT", constant_input);
+        params.insert_or_assign("BROADCAST_INPUT", broadcast_input);
+        params.insert_or_assign("SAMPLE_BEATS", detail::per_sample(result) / out_lanes);
+        if (broadcast_input >= 0)
+          params.insert_or_assign("BROADCAST_SIZE",
+                                  detail::per_sample(detail::entry_meta(n, data_in_name(static_cast<std::size_t>(broadcast_input)))->shape));
       }
       for (const auto& [role, value] : n.parameters) {
         (void)value;

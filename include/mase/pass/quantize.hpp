@@ -478,6 +478,7 @@ inline bool is_tabulated_activation(const node& n) {
 inline std::string derived_result_reason(result_format_rule rule, bool has_bias) {
   switch (rule) {
     case result_format_rule::same_as_input: return "exact: its input's format";
+    case result_format_rule::same_as_weight: return "exact: its weight's format";
     case result_format_rule::sum: return "exact: the sum of its inputs' formats";
     case result_format_rule::difference: return "exact: the difference of its inputs' formats";
     case result_format_rule::product: return "exact: the product of its inputs' formats";
@@ -499,8 +500,8 @@ inline format derived_result_format(const node& n, const common_meta& c) {
   const result_format_rule rule = n.op.result_format();
   std::optional<fixed_fmt> result;
   const std::optional<fixed_fmt> x = fixed_arg("data_in_0");
-  if (rule == result_format_rule::same_as_input) {
-    const auto it = c.args.find("data_in_0");
+  if (rule == result_format_rule::same_as_input || rule == result_format_rule::same_as_weight) {
+    const auto it = c.args.find(rule == result_format_rule::same_as_input ? "data_in_0" : "weight");
     if (it != c.args.end())
       if (const tensor_meta* t = std::get_if<tensor_meta>(&it->second)) return t->precision;
   } else if (rule == result_format_rule::weighted_sum) {
@@ -632,7 +633,7 @@ inline void apply_formats(node& n, const quantizable_op& q, const resolved_entry
                             e.arithmetic != nullptr ? fmt::format("add {}", arithmetic_keys(*e.arithmetic, operand))
                                                     : fmt::format("set .{}", operand)));
   };
-  if (!f.data_in) missing("data_in", "every quantized op needs");
+  if (!f.data_in && !q.data_in_0_is_row_index) missing("data_in", "every quantized op needs");
   if (!f.weight && q.weight == operand_use::required)
     missing("weight", q.weight_is_data_in_1 ? fmt::format("{} takes for its second operand (data_in_1)", q.op)
                                             : fmt::format("{} needs", q.op));
@@ -649,6 +650,20 @@ inline void apply_formats(node& n, const quantizable_op& q, const resolved_entry
                               f.data_in->holds<fixed_fmt>();
   for (std::size_t i = 0; i < n.inputs.size(); ++i)
     if (tensor_meta* arg = tensor_arg(c, data_in_name(i))) {
+      if (q.data_in_0_is_row_index && i == 0) {
+        const tensor_meta* w = tensor_arg(c, "weight");
+        require(w != nullptr && !w->shape.empty() && w->shape[0] >= 1,
+                "node {} ({}): its data_in_0 selects rows of its weight, which has no metadata; run "
+                "add_common_metadata first",
+                n.name, q.op);
+        const fixed_fmt rows{.width = 1 + std::max(1, static_cast<int>(std::bit_width(
+                                                        static_cast<std::uint64_t>(w->shape[0] - 1)))),
+                             .frac = 0};
+        arg->precision = rows;
+        derived.push_back({std::string(data_in_name(i)), format(rows),
+                           fmt::format("exact: row numbers 0 to {} (its weight's rows)", w->shape[0] - 1)});
+        continue;
+      }
       arg->precision = q.weight_is_data_in_1 && i == 1 ? *f.weight : *f.data_in;
       if (unsigned_input) {
         fixed_fmt u = f.data_in->get<fixed_fmt>();

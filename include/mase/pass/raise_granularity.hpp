@@ -16,6 +16,9 @@
 //              gamma/beta constants broadcast into normalized_shape (a bias-less or non-affine
 //              layer_norm followed by such a mul/add absorbs it too)
 //   silu       x · sigmoid(x), either order                → silu
+//   embedding  index_select(constant W [R, D], ids, dim 0)   → embedding(R, D), weight W (ids must
+//              then be rows in [0, R), as nn.Embedding requires; ONNX's Gather also counts
+//              negative ids from the end, which no nn.Embedding export produces)
 //   attention  matmul(q, kᵀ) [scaled] → softmax(last dim) → matmul(·, v), kᵀ a permute or
 //              transpose of k and the scale a scalar constant multiplying or dividing q or the
 //              scores                                      → scaled_dot_product_attention(q, k, v)
@@ -59,7 +62,7 @@
 namespace mase {
 
 struct raised_pattern {
-  std::string pattern;                // "linear", "gelu", "layer_norm", "silu", "scaled_dot_product_attention"
+  std::string pattern;                // "linear", "gelu", "layer_norm", "silu", "embedding", "scaled_dot_product_attention"
   std::string node;                   // the new node
   std::vector<std::string> replaced;  // the fine-grained nodes it replaced, in graph order
   std::string detail;                 // what was matched: bias, eps, scale, …
@@ -260,6 +263,7 @@ private:
     if (n.is<op::layer_norm>()) return match_norm_affine(id);
     if (n.is<op::sigmoid>()) return match_silu(id);
     if (n.is<op::softmax>()) return match_attention(id);
+    if (n.is<op::index_select>()) return match_embedding(id);
     return std::nullopt;
   }
 
@@ -565,6 +569,24 @@ private:
                      .detail = fmt::format("of {}", g_[x].name)};
     }
     return std::nullopt;
+  }
+
+  // --- embedding ------------------------------------------------------------------------------
+
+  std::optional<rewrite> match_embedding(node_id id) {
+    const node& select = g_[id];
+    const tensor* table = v_.constant(select.inputs[0]);
+    if (table == nullptr || select.as<op::index_select>().dim != 0) return std::nullopt;
+    if (table->rank() != 2)
+      return miss("embedding", id, fmt::format("the constant table {} has shape {}; an embedding's is 2-D",
+                                               g_[select.inputs[0]].name, to_string(table->shape())));
+    const std::int64_t rows = table->shape()[0], width = table->shape()[1];
+    return rewrite{.pattern_name = "embedding",
+                   .op = op::embedding{.num_embeddings = rows, .embedding_dim = width},
+                   .inputs = {select.inputs[1]},
+                   .parameters = {{"weight", *table}},
+                   .pattern = {id},
+                   .detail = fmt::format("table {} [{}, {}]", g_[select.inputs[0]].name, rows, width)};
   }
 
   // --- attention ------------------------------------------------------------------------------

@@ -288,13 +288,29 @@ inline component_cost component_cost_of(const node& n) {
     c.adder_bits = out_lanes * in_lanes * acc;
     c.select_bits = out_lanes * out.width + in_lanes * out_lanes * y.width;  // the B tile's selection
   } else if (module == "mase_binary") {
+    // At the result's pace; a constant operand's table, or a broadcast operand's order table and
+    // its two banks (read at every lane).
     const fixed_fmt y = hardware_format(n, "data_in_1");
     const int exact = std::max(x.width - x.frac, y.width - y.frac) + std::max(x.frac, y.frac) + 1;
-    c.cycles_per_sample = stream_cycles;
-    if (p("OPERATION") == 2) c.multipliers.push_back({in_lanes, x.width, y.width});
-    else c.adder_bits = in_lanes * exact;
-    c.register_bits = in_lanes * out.width;
-    c.select_bits = in_lanes * out.width;
+    const std::int64_t beats = p("SAMPLE_BEATS"), constant = p("CONSTANT_INPUT"), broadcast = p("BROADCAST_INPUT");
+    c.cycles_per_sample = beats;
+    if (constant >= 0)
+      c.memories.push_back({"constant", out_lanes * (constant == 0 ? x : y).width, beats, 1, true});
+    if (broadcast >= 0) {
+      const std::int64_t size = p("BROADCAST_SIZE");
+      c.memories.push_back({"order", out_lanes * bits_for(size), beats, 1, true});
+      c.memories.push_back({"broadcast banks", (broadcast == 0 ? x : y).width, 2 * size, out_lanes, false});
+    }
+    if (p("OPERATION") == 2) c.multipliers.push_back({out_lanes, x.width, y.width});
+    else c.adder_bits = out_lanes * exact;
+    c.register_bits = out_lanes * out.width;
+    c.select_bits = out_lanes * out.width;
+  } else if (module == "mase_embedding") {
+    // A row of lanes from the ROM per cycle.
+    const std::int64_t rows = p("ROWS"), row_length = p("ROW_LENGTH");
+    c.cycles_per_sample = per_sample(entry_meta(n, "data_out_0")->shape) / out_lanes;
+    c.memories.push_back({"table", out_lanes * out.width, rows * row_length / out_lanes, 1, true});
+    c.register_bits = out_lanes * out.width;
   } else if (module == "mase_lut") {
     c.cycles_per_sample = stream_cycles;
     c.memories.push_back({"table", out.width, std::int64_t{1} << x.width, in_lanes, true});
@@ -315,7 +331,7 @@ inline component_cost component_cost_of(const node& n) {
     c.modelled = false;  // wires: nothing to synthesize
   } else if (module == "mase_permute") {
     // One element in per cycle (its input is converted to one lane); two banks of a sample.
-    c.cycles_per_sample = in_elements;
+    c.cycles_per_sample = std::max(in_elements, per_sample(entry_meta(n, "data_out_0")->shape) / out_lanes);
     c.memories.push_back({"sample banks", x.width, 2 * in_elements, 1, false});
     c.modelled = false;
   } else if (module == "mase_layer_norm") {

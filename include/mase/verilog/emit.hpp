@@ -199,6 +199,61 @@ inline std::vector<std::int64_t> permute_order(const shape& in, const dims& perm
   return order;
 }
 
+// A gather's read order within a sample (index_select along dim > 0 by constant indices): entry
+// j is the arrival position of the j-th element of the output. Negative indices count from the
+// end, as in the evaluator.
+inline std::vector<std::int64_t> gather_order(const node& n, const shape& in, std::int64_t dim, const tensor& indices) {
+  const auto d = static_cast<std::int64_t>(shape_rules::normalize_dim(dim, in.size()));
+  std::int64_t outer = 1, inner = 1;
+  for (std::int64_t a = 1; a < d; ++a) outer *= in[a];
+  for (std::int64_t a = d + 1; a < static_cast<std::int64_t>(in.size()); ++a) inner *= in[a];
+  std::vector<std::int64_t> rows;
+  for (float v : indices.values()) {
+    const auto row = static_cast<std::int64_t>(v) + (v < 0 ? in[d] : 0);
+    require(static_cast<float>(static_cast<std::int64_t>(v)) == v && row >= 0 && row < in[d],
+            "emit_verilog: node {} (index_select): index {} is not a position of dimension {} (size {})", n.name, v,
+            d, in[d]);
+    rows.push_back(row);
+  }
+  std::vector<std::int64_t> order;
+  order.reserve(static_cast<std::size_t>(outer * inner) * rows.size());
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t row : rows)
+      for (std::int64_t i = 0; i < inner; ++i) order.push_back((o * in[d] + row) * inner + i);
+  return order;
+}
+
+// Broadcasting within a sample: entry j is the position, within one sample of `operand` (PyTorch's
+// broadcasting: right-aligned, size-1 dimensions repeated), of the value the j-th element of a
+// sample of `result` reads. A dimension of operand aligned with result's batch is left out (a
+// stream's batch, or a constant's 1).
+inline std::vector<std::int64_t> broadcast_order(const shape& result, const shape& operand) {
+  const int rank = result.size(), offset = rank - operand.size();
+  std::vector<std::int64_t> stride(static_cast<std::size_t>(rank), 0);  // per result dimension
+  std::int64_t step = 1;
+  for (int a = rank - 1; a >= 1 && a - offset >= 0; --a) {
+    const std::int64_t size = operand[a - offset];
+    if (size != 1) stride[static_cast<std::size_t>(a)] = step;
+    step *= size;
+  }
+  std::vector<std::int64_t> order(static_cast<std::size_t>(per_sample(result)));
+  std::vector<std::int64_t> index(static_cast<std::size_t>(rank), 0);
+  for (std::int64_t& source : order) {
+    source = 0;
+    for (int a = 1; a < rank; ++a) source += index[static_cast<std::size_t>(a)] * stride[static_cast<std::size_t>(a)];
+    for (int a = rank - 1; a >= 1; --a) {
+      if (++index[static_cast<std::size_t>(a)] < result[a]) break;
+      index[static_cast<std::size_t>(a)] = 0;
+    }
+  }
+  return order;
+}
+
+// Bits of an address into `size` entries (at least 1), as the components' $clog2.
+inline int index_width(std::int64_t size) {
+  return std::max(1, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(std::max<std::int64_t>(size, 1) - 1))));
+}
+
 inline std::int64_t round_up_to_power_of_two(std::int64_t v) {
   return static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(std::max<std::int64_t>(v, 2))));
 }
@@ -302,8 +357,8 @@ private:
                                 n.name, n.op_name()));
       }
       components_.push_back(id);
-      for (std::size_t i = 0; i < stream_input_count(n); ++i)
-        source_for(resolve(n.inputs[i])).sinks.push_back({.consumer = id, .input = i});
+      for (std::size_t i = 0; i < n.inputs.size(); ++i)
+        if (is_stream_input(g_, n, i)) source_for(resolve(n.inputs[i])).sinks.push_back({.consumer = id, .input = i});
     }
     require(!components_.empty(), "emit_verilog: the graph has no node with a hardware component");
     // Graph inputs carry their readers' input format (the evaluator quantizes the float input for each).
@@ -361,9 +416,10 @@ private:
     for (node_id id : components_) {
       const node& n = g_[id];
       const std::string& module = *n.meta.hardware.module;
-      // Exact by their formats: max keeps it, avg's mean is exact, a permute only moves values, a
-      // rescale only moves the point.
-      if (module == "mase_pool2d" || module == "mase_permute" || module == "mase_rescale") continue;
+      // Exact by their formats: max keeps it, avg's mean is exact, a permute or gather and an
+      // embedding only move values, a rescale only moves the point.
+      if (module == "mase_pool2d" || module == "mase_permute" || module == "mase_embedding" || module == "mase_rescale")
+        continue;
       require(n.op.builtin_index() >= 0 || ev.runs_bit_exact(id),
               "emit_verilog: node {} ({}) has no bit-exact rule for its formats, so no testbench can check "
                           "its component; give its type a member std::optional<mase::eval::bit_exact_kernel> "
@@ -380,6 +436,11 @@ private:
     const std::span<const tensor> results = ev.run_with(inputs, [&](const node_run& r) {
       for (const stream_source& s : sources_)
         if (s.top_input && s.sinks.front().consumer == r.id) captured[s.id.index] = *r.inputs[s.sinks.front().input];
+      // A component's constant operands, as its kernel reads them (cast to the operand's format).
+      const node& n = g_[r.id];
+      if (is_component(n))
+        for (std::size_t i = 0; i < n.inputs.size(); ++i)
+          if (!is_stream_input(g_, n, i) && i < stream_input_count(n)) constant_operands_[{r.id.index, i}] = *r.inputs[i];
     });
     for (const stream_source& s : sources_) {
       if (!s.top_input) continue;
@@ -484,10 +545,43 @@ private:
       extra["EXP_MEMFILE"] = fmt::format("\"rtl/{}_exp.hex\"", n.name);
     } else if (module == "mase_permute") {
       const std::int64_t lanes = param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
-      const std::vector<std::int64_t> order = permute_order(entry_meta(n, "data_in_0")->shape, n.op.get_if<op::permute>()->dims);
-      write_text(dir / "rtl" / (n.name + "_order.hex"),
-                 rom_file(order, lanes, std::max(1, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(order.size() - 1))))));
+      const shape& in = entry_meta(n, "data_in_0")->shape;
+      const std::vector<std::int64_t> order =
+          n.is<op::index_select>()
+              ? gather_order(n, in, n.op.get_if<op::index_select>()->dim, g_[n.inputs[1]].parameters.at("value"))
+              : permute_order(in, n.op.get_if<op::permute>()->dims);
+      write_text(dir / "rtl" / (n.name + "_order.hex"), rom_file(order, lanes, index_width(per_sample(in))));
       extra["ORDER_MEMFILE"] = fmt::format("\"rtl/{}_order.hex\"", n.name);
+    } else if (module == "mase_embedding") {
+      // The table as the evaluator's result holds it: the quantized weight in the result's format.
+      const fixed_fmt out = fixed_of(n, "data_out_0");
+      const std::int64_t lanes = param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
+      const std::span<const float> weight = reference_->quantized_parameters(g_.id(n.name)).at("weight").values();
+      std::vector<float> table(weight.begin(), weight.end());
+      quantize(format(out), table, table);
+      std::vector<std::int64_t> codes(table.size());
+      for (std::size_t i = 0; i < table.size(); ++i) codes[i] = eval::raw_of(table[i], out.frac);
+      write_text(dir / "rtl" / (n.name + "_weight.hex"), rom_file(codes, lanes, out.width));
+      extra["WEIGHT_MEMFILE"] = fmt::format("\"rtl/{}_weight.hex\"", n.name);
+    } else if (module == "mase_binary" && (param_int(n, "CONSTANT_INPUT") >= 0 || param_int(n, "BROADCAST_INPUT") >= 0)) {
+      // The table: a constant operand's codes, or a broadcast operand's read positions, for every
+      // beat of a sample in the result's order.
+      const std::int64_t lanes = param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
+      const bool constant = param_int(n, "CONSTANT_INPUT") >= 0;
+      const auto operand = static_cast<std::size_t>(param_int(n, constant ? "CONSTANT_INPUT" : "BROADCAST_INPUT"));
+      std::vector<std::int64_t> order =
+          broadcast_order(entry_meta(n, "data_out_0")->shape, entry_meta(n, data_in_name(operand))->shape);
+      int width = constant ? 0 : index_width(param_int(n, "BROADCAST_SIZE"));
+      if (constant) {
+        const fixed_fmt f = fixed_of(n, data_in_name(operand));
+        const tensor& values = constant_operands_.at({g_.id(n.name).index, operand});
+        for (std::int64_t& v : order) v = eval::raw_of(values.data()[v], f.frac);
+        width = f.width;
+      }
+      write_text(dir / "rtl" / (n.name + "_table.hex"), rom_file(order, lanes, width));
+      extra["TABLE_MEMFILE"] = fmt::format("\"rtl/{}_table.hex\"", n.name);
+      extra["TABLE_WIDTH"] = fmt::format("{}", width);
+      if (param_int(n, "OPERATION") == 2) info_.multipliers += lanes;
     } else if (module == "mase_layer_norm") {
       const eval::normalization_rule& rule = *lowering_of(n).normalization_rows;
       const std::int64_t lanes = param_int(n, "DATA_IN_0_PARALLELISM_DIM_0");
@@ -512,7 +606,7 @@ private:
         extra["BIAS_WIDTH"] = fmt::format("{}", width);
       }
     } else if (module == "mase_binary" && param_int(n, "OPERATION") == 2) {
-      info_.multipliers += param_int(n, "DATA_IN_0_PARALLELISM_DIM_0");
+      info_.multipliers += param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
     }
 
     std::string params_text, locals;
@@ -541,8 +635,18 @@ private:
     };
     if (uses_identifier(source, "clk")) port("clk", "clk");
     if (uses_identifier(source, "rst")) port("rst", "rst");
+    std::string wires;
     for (std::size_t i = 0; i < stream_input_count(n); ++i) {
       const std::string s = stream_name(n, data_in_name(i));
+      if (!is_stream_input(g_, n, i)) {  // a constant operand: the component's table holds it
+        port(data_in_name(i), "'0");
+        port(data_in_name(i) + "_valid", "1'b0");
+        port(data_in_name(i) + "_ready", s + "_ready");
+        wires += fmt::format("  /* verilator lint_off UNUSEDSIGNAL */\n  logic {}_ready;  // a constant operand: not a "
+                             "stream\n  /* verilator lint_on UNUSEDSIGNAL */\n",
+                             s);
+        continue;
+      }
       port(data_in_name(i), s);
       port(data_in_name(i) + "_valid", s + "_valid");
       port(data_in_name(i) + "_ready", s + "_ready");
@@ -552,8 +656,8 @@ private:
     port("data_out_0_valid", out + "_valid");
     port("data_out_0_ready", out + "_ready");
 
-    std::string wires;
     for (std::size_t i = 0; i < stream_input_count(n); ++i) {
+      if (!is_stream_input(g_, n, i)) continue;
       const fixed_fmt f = fixed_of(n, data_in_name(i));
       const std::int64_t lanes = param_int(n, fmt::format("DATA_IN_{}_PARALLELISM_DIM_0", i));
       const std::string s = stream_name(n, data_in_name(i));
@@ -708,6 +812,7 @@ private:
   std::vector<node_id> components_;
   std::vector<stream_source> sources_;
   std::map<std::size_t, std::size_t> sources_index_;
+  std::map<std::pair<std::size_t, std::size_t>, tensor> constant_operands_;  // (node, input): its codes' values
   std::vector<std::pair<int, std::string>> stimulus_, expected_;
   std::int64_t samples_ = 0;
   emit_info info_;

@@ -11,7 +11,7 @@ struct add {
   static constexpr op_category category = op_category::elementwise;
   static constexpr result_format_rule result_format = result_format_rule::sum;
   static constexpr quantizable quantization{};
-  static constexpr hardware_mapping hardware{"mase_binary"};
+  static constexpr hardware_mapping hardware{.module = "mase_binary", .constant_operands = true};
   static constexpr arity inputs{2, 2};
   static constexpr auto attributes() { return std::tuple{}; }
 

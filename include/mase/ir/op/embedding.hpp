@@ -19,6 +19,9 @@ struct embedding {
   using kind = mase::kind::implicit_func;
   static constexpr op_category category = op_category::data_movement;
   static constexpr arity inputs{1, 1};
+  static constexpr quantizable quantization{.weight = operand_use::required, .data_in_0_is_row_index = true};
+  static constexpr result_format_rule result_format = result_format_rule::same_as_weight;
+  static constexpr hardware_mapping hardware{"mase_embedding"};
   static constexpr auto attributes() {
     return std::tuple{attribute("num_embeddings", &embedding::num_embeddings),
                       attribute("embedding_dim", &embedding::embedding_dim),

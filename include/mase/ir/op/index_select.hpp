@@ -16,6 +16,9 @@ struct index_select {
   static constexpr std::string_view name = "index_select";
   using kind = mase::kind::implicit_func;
   static constexpr op_category category = op_category::data_movement;
+  // By constant indices along a dimension after the batch: a gather of each sample (the [CLS] row).
+  static constexpr hardware_mapping hardware{"mase_permute", 1};
+  static constexpr result_format_rule result_format = result_format_rule::same_as_input;
   static constexpr arity inputs{2, 2};
   static constexpr auto attributes() { return std::tuple{attribute("dim", &index_select::dim)}; }
 

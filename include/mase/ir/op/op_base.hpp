@@ -158,6 +158,9 @@ struct quantizable {
   operand_use weight = operand_use::none;
   operand_use bias = operand_use::none;
   bool weight_is_data_in_1 = false;  // matmul / bmm: the second operand takes the weight format
+  // embedding: data_in_0 holds row numbers of the weight, so it takes the integer format that
+  // holds every row (signed, no fraction bits) whatever the config's data_in says.
+  bool data_in_0_is_row_index = false;
 };
 
 // How an op's fixed-point result format follows from its operands' when no config gives one
@@ -165,6 +168,7 @@ struct quantizable {
 enum class result_format_rule : std::uint8_t {
   none,            // no exact fixed-point result: float32 unless a config gives a format
   same_as_input,   // the result holds exactly input 0's values (relu, max pooling, data movement)
+  same_as_weight,  // the result holds exactly the weight's values (an embedding's rows)
   sum,             // data_in_0 + data_in_1
   difference,      // data_in_0 − data_in_1
   product,         // data_in_0 · data_in_1
@@ -179,6 +183,9 @@ struct hardware_mapping {
   // How many of the node's inputs are streams, from the first (-1: all); the rest are constants
   // the component takes as parameters.
   int stream_inputs = -1;
+  // Whether an input may be a constant instead of a stream (the component then holds its
+  // values in a table): element-wise arithmetic with a bias, a scale or a position embedding.
+  bool constant_operands = false;
   constexpr bool wired_through() const noexcept { return module.empty(); }
 };
 inline constexpr hardware_mapping wired_through{};

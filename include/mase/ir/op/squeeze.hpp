@@ -14,6 +14,7 @@ struct squeeze {
   static constexpr std::string_view name = "squeeze";
   using kind = mase::kind::implicit_func;
   static constexpr op_category category = op_category::view;
+  static constexpr hardware_mapping hardware = wired_through;
   static constexpr result_format_rule result_format = result_format_rule::same_as_input;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() { return std::tuple{attribute("dim", &squeeze::dim)}; }

@@ -1,18 +1,21 @@
 #pragma once
 // mase_permute: a stream's samples reordered (permute / transpose of the dimensions after the
-// batch): each sample written in arrival order into one bank of a two-bank buffer, read out in
-// the order a table gives, while the next sample fills the other bank.
+// batch) or gathered (index_select by constant indices: the [CLS] token's row): each sample
+// written in arrival order into one bank of a two-bank buffer, read out in the order a table
+// gives, while the next sample fills the other bank.
 #include <string_view>
 
 namespace mase::verilog::rtl {
 inline constexpr std::string_view mase_permute = R"sv(// Reorders each sample of SAMPLE_SIZE elements: the sample is written in arrival order, one
-// element per beat, into one bank, then read out LANES elements per beat in the order of
-// ORDER_MEMFILE (word b: the arrival positions of output elements b*LANES .. b*LANES+LANES-1,
-// lane 0 lowest), while the next sample fills the other bank.
+// element per beat, into one bank, then OUT_SAMPLE_SIZE elements are read out LANES per beat in
+// the order of ORDER_MEMFILE (word b: the arrival positions of output elements b*LANES ..
+// b*LANES+LANES-1, lane 0 lowest), while the next sample fills the other bank. A permutation
+// reads every element once; a gather any of them any number of times.
 module mase_permute #(
     parameter int DATA_IN_0_PRECISION_0 = 8,
     parameter int DATA_OUT_0_PARALLELISM_DIM_0 = 1,
     parameter int SAMPLE_SIZE = 4,
+    parameter int OUT_SAMPLE_SIZE = SAMPLE_SIZE,
     parameter ORDER_MEMFILE = ""
 ) (
     input  logic                             clk,
@@ -28,11 +31,11 @@ module mase_permute #(
   localparam int AW = SAMPLE_SIZE > 1 ? $clog2(SAMPLE_SIZE) : 1;
   localparam logic [AW-1:0] LAST = AW'(SAMPLE_SIZE - 1);
   localparam int LANES = DATA_OUT_0_PARALLELISM_DIM_0;
-  localparam int BEATS = SAMPLE_SIZE / LANES;
+  localparam int BEATS = OUT_SAMPLE_SIZE / LANES;
   localparam int BW = BEATS > 1 ? $clog2(BEATS) : 1;
   localparam logic [BW-1:0] LAST_BEAT = BW'(BEATS - 1);
 
-  initial if (SAMPLE_SIZE % LANES != 0) $fatal(1, "mase_permute: lanes must divide the sample");
+  initial if (OUT_SAMPLE_SIZE % LANES != 0) $fatal(1, "mase_permute: lanes must divide the sample");
 
   logic [LANES*AW-1:0] order[0:BEATS-1];
   // No file by default: yosys elaborates every module with its defaults when reading it.
