@@ -20,21 +20,12 @@ namespace mase::verilog::detail {
 
 inline std::string emitter::testbench_text() const {
   std::string decl, logic, finished = "1'b1", passed = "0", failed = "0", remaining = "0";
-  std::int64_t work = 0;  // a generous bound on the cycles one sample needs, for the timeout
-  for (node_id id : components_) {
-    const node& n = g_[id];
-    const std::string& module = *n.meta.hardware.module;
-    const std::int64_t in_elements = per_sample(entry_meta(n, "data_in_0")->shape);
-    const std::int64_t out_elements = per_sample(entry_meta(n, "data_out_0")->shape);
-    work += in_elements + out_elements;
-    if (module == "mase_linear" || module == "mase_conv2d") {
-      const tensor& w = n.parameters.at("weight");
-      work += out_elements * (w.shape().numel() / w.shape()[0]);
-    } else if (module == "mase_pool2d") {
-      work += out_elements * param_int(n, "KERNEL_X") * param_int(n, "KERNEL_Y");
-    }
-  }
-  const std::int64_t timeout = 8 * std::max<std::int64_t>(samples_, 1) * work + 100000;
+  // A generous bound on the run: every stage's cycles per sample (the cost model's, whose figure
+  // equals the simulation's without stalls) taken one after another, for each sample and one
+  // more, four times over for the stalls.
+  std::int64_t stages = 0;
+  for (const component_cost& c : estimate_hardware_cost(g_).components) stages += c.cycles_per_sample;
+  const std::int64_t timeout = 4 * (std::max<std::int64_t>(samples_, 1) + 1) * stages + 100000;
   std::uint32_t seed = options_.seed * 2654435761u + 12345u;
   const auto next_seed = [&] {
     seed = seed * 1664525u + 1013904223u;

@@ -71,7 +71,7 @@ inline std::string tail(const std::string& text, std::size_t lines) {
     if (nl == std::string::npos) return text;
     at = nl;
   }
-  return text.substr(at + 1);
+  return at >= text.size() ? std::string() : text.substr(at + 1);
 }
 
 // Runs `command` in `dir`, its output to `log` (relative to dir); returns the exit status.
@@ -117,6 +117,7 @@ inline simulation_result simulate(const fs::path& project, simulator sim, const 
   const std::string sources = detail::file_list(detail::rtl_files(dir), dir);
   const std::string stall = fmt::format("+stall={}", options.stall_percent);
   fs::path log;
+  int status = 0;  // the simulation's exit status
   if (sim == simulator::verilator) {
     detail::require_tool("verilator", "verilator");
     log = "sim/verilator.log";
@@ -127,7 +128,9 @@ inline simulation_result simulate(const fs::path& project, simulator sim, const 
     if (detail::run_in(dir, build, "sim/verilator_build.log") != 0)
       throw error(fmt::format("simulate: Verilator could not build {}:\n{}", dir.string(),
                               detail::tail(detail::read_all(dir / "sim/verilator_build.log"), 20)));
-    detail::run_in(dir, fmt::format("sim/verilator/Vtb {}", stall), log);
+    // Verilator's model of a large design (a matmul's whole second operand as one wide vector)
+    // can keep megabytes of temporaries on the stack: run it with the largest stack allowed.
+    status = detail::run_in(dir, fmt::format("ulimit -s unlimited 2>/dev/null || ulimit -s \"$(ulimit -H -s)\"; sim/verilator/Vtb {}", stall), log);
   } else {
     detail::require_tool("iverilog", "iverilog");
     log = "sim/iverilog.log";
@@ -135,15 +138,14 @@ inline simulation_result simulate(const fs::path& project, simulator sim, const 
                        "sim/iverilog_build.log") != 0)
       throw error(fmt::format("simulate: Icarus Verilog could not compile {}:\n{}", dir.string(),
                               detail::tail(detail::read_all(dir / "sim/iverilog_build.log"), 20)));
-    detail::run_in(dir, fmt::format("vvp -n sim/tb.vvp {}", stall), log);
+    status = detail::run_in(dir, fmt::format("vvp -n sim/tb.vvp {}", stall), log);
   }
   simulation_result r;
   r.log = detail::read_all(dir / log);
   std::smatch m;
   static const std::regex verdict(R"((\d+) passed, (\d+) failed, (\d+) cycles)");
-  require(std::regex_search(r.log, m, verdict),
-          "simulate: the {} run of {} printed no verdict:\n{}", to_string(sim), dir.string(),
-                      detail::tail(r.log, 20));
+  require(std::regex_search(r.log, m, verdict), "simulate: the {} run of {} printed no verdict (exit status {}):\n{}",
+          to_string(sim), dir.string(), status, detail::tail(r.log, 20));
   r.passed = std::stoll(m[1]);
   r.failed = std::stoll(m[2]);
   r.cycles = std::stoll(m[3]);

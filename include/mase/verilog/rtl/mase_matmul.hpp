@@ -1,11 +1,11 @@
 #pragma once
 // mase_matmul: streaming C = A B of two streams, exact accumulation and one cast; B is held
-// whole in two register banks and A rows in a ping-pong buffer, one P1 x PA tile per cycle.
+// whole in two banks (a word per tile) and A rows in a ping-pong buffer, one P1 x PA tile per cycle.
 #include <string_view>
 
 namespace mase::verilog::rtl {
 inline constexpr std::string_view mase_matmul = R"sv(// Streaming matrix product C = A * B of two streams (pair j: A_j is M x K, B_j is K x N), with
-// exact accumulation and one output cast. B_j is held whole in one of two register banks so
+// exact accumulation and one output cast. B_j is held whole in one of two banks so
 // B_{j+1} loads while pair j computes; each row of A lands in a two-bank buffer
 // (mase_row_buffer). Every cycle mase_tile_accumulate issues one P1 x PA tile of B, read here,
 // and multiply-accumulates it with a chunk of the A row a cycle later, so a row takes
@@ -89,15 +89,20 @@ module mase_matmul #(
       .read_data (a_chunk)
   );
 
-  // ---- B side: beat s of a matrix holds elements s*PB .. s*PB+PB-1 in row-major order. Each
-  // element has its own register, placed where stage 1 reads it: tile (g, k) of its bank holds
-  // B[k*PA + c][g*P1 + r] at lane r*PA + c, tile index g*CHUNKS + k (banks one after the other).
+  // ---- B side: beat s of a matrix holds elements s*PB .. s*PB+PB-1 in row-major order, all of
+  // one row (PB divides N). Tile (g, k) of a bank holds B[k*PA + c][g*P1 + r] at lane r*PA + c,
+  // tile index g*CHUNKS + k (banks one after the other): each element is written where stage 1
+  // reads it, one memory word per tile.
+  localparam int RW = K > 1 ? $clog2(K) : 1;
+  localparam int CW = $clog2(N + 1);
+  localparam int LW = $clog2(P1 * PA + 1);
   logic [1:0] b_bank_full;
   logic b_write_bank, b_read_bank;
   logic [BBW-1:0] b_write_beat;
+  logic [RW-1:0] b_write_row;
+  logic [CW-1:0] b_write_col;  // of the beat's first element
   logic b_fire, b_matrix_done;
-  logic [2*B_BEATS-1:0] b_slot_write;  // one-hot: which (bank, beat) this transfer fills
-  logic [2*TILES*TILE_BITS-1:0] b_tiles;
+  logic [TILE_BITS-1:0] b_tiles[0:2*TILES-1];
 
   assign data_in_1_ready = !b_bank_full[b_write_bank];
   assign b_fire = data_in_1_valid && data_in_1_ready;
@@ -107,30 +112,33 @@ module mase_matmul #(
     if (rst) begin
       b_write_bank <= 1'b0;
       b_write_beat <= '0;
+      b_write_row <= '0;
+      b_write_col <= '0;
     end else if (b_fire) begin
       b_write_beat <= b_matrix_done ? '0 : b_write_beat + 1'b1;
       if (b_matrix_done) b_write_bank <= !b_write_bank;
+      if (b_write_col + CW'(PB) == CW'(N)) begin
+        b_write_col <= '0;
+        b_write_row <= b_matrix_done ? '0 : b_write_row + 1'b1;
+      end else begin
+        b_write_col <= b_write_col + CW'(PB);
+      end
     end
   end
 
-  for (genvar bank = 0; bank < 2; bank++) begin : g_b_bank
-    for (genvar beat = 0; beat < B_BEATS; beat++) begin : g_b_beat
-      assign b_slot_write[bank*B_BEATS+beat] =
-          b_fire && b_write_bank == (bank != 0) && b_write_beat == BBW'(beat);
-    end
-    for (genvar row = 0; row < K; row++) begin : g_b_row
-      for (genvar col = 0; col < N; col++) begin : g_b_col
-        localparam int TILE = bank * TILES + (col / P1) * CHUNKS + row / PA;
-        localparam int LANE = (col % P1) * PA + row % PA;
-        localparam int ELEMENT = row * N + col;
-        logic [B_W-1:0] element;
-        always_ff @(posedge clk) begin
-          if (b_slot_write[bank*B_BEATS+ELEMENT/PB])
-            element <= data_in_1[(ELEMENT%PB)*B_W+:B_W];
-        end
-        assign b_tiles[TILE*TILE_BITS+LANE*B_W+:B_W] = element;
-      end
-    end
+  // Where each element of the beat goes (its tile and lane), then one write block for all.
+  logic [TIW-1:0] b_element_tile[0:PB-1];
+  logic [LW-1:0] b_element_lane[0:PB-1];
+  for (genvar j = 0; j < PB; j++) begin : g_b_place
+    int col;
+    assign col = int'(b_write_col) + j;
+    assign b_element_tile[j] =
+        TIW'((b_write_bank ? TILES : 0) + (col / P1) * CHUNKS + int'(b_write_row) / PA);
+    assign b_element_lane[j] = LW'((col % P1) * PA + int'(b_write_row) % PA);
+  end
+  always_ff @(posedge clk) begin
+    if (b_fire)
+      for (int j = 0; j < PB; j++) b_tiles[b_element_tile[j]][b_element_lane[j]*B_W+:B_W] <= data_in_1[j*B_W+:B_W];
   end
 
   // ---- Tiles: B's bank is read at each issue; a pair's B bank is freed after its last row.
@@ -161,7 +169,7 @@ module mase_matmul #(
   end
 
   always_ff @(posedge clk) begin
-    if (issue) b_tile <= b_tiles[b_tile_index*TILE_BITS+:TILE_BITS];
+    if (issue) b_tile <= b_tiles[b_tile_index];
   end
 
   mase_tile_accumulate #(
