@@ -95,6 +95,9 @@ TEST_CASE("raised, bert-tiny holds BERT's coarse ops") {
   CHECK(ops["gelu"] == 2);
   CHECK(ops["tanh"] == 1);
   CHECK(ops["dropout"] == 0);
+  // The word table's Gather becomes an embedding; the [CLS] row's stays a gather of a stream.
+  CHECK(ops["embedding"] == 1);
+  CHECK(ops["index_select"] == 1);
 }
 
 TEST_CASE("a bert-tiny exported with its dropouts keeps them as dropout nodes, which remove_dropout takes out") {

@@ -15,8 +15,11 @@
 // row-major order. A graph input and every conv / pool output take the largest divisor of their
 // innermost dimension that is at most max_parallelism[0]; a linear layer's output-feature tile
 // (WEIGHT_PARALLELISM_DIM_1, and so its output lanes) the largest divisor of out_features at most
-// max_parallelism[1]; every other node keeps its input's lanes (a two-input element-wise node,
-// its first input's: the emitter converts the second). MASE takes min(max, size), which
+// max_parallelism[1]; an embedding's and a permute's or gather's output the largest divisor of
+// the innermost dimension at most max_parallelism[0]; every other node keeps its input's lanes
+// (an element-wise node, those of its first operand with the result's shape: the emitter converts
+// another such stream; a constant operand is a table at those lanes, and a smaller operand that
+// broadcasts arrives one element per beat). MASE takes min(max, size), which
 // its components then require to divide the size; taking a divisor makes that hold by
 // construction.
 //
@@ -399,7 +402,7 @@ struct add_hardware_metadata_pass {
             require(constant_input < 0, "add_hardware_metadata: node {} ({}): both operands are constants; fold "
                                         "the node into a constant",
                     n.name, op);
-            require(operand.size() < result.size() || operand[0] == 1,
+            require(operand.size() < result.size() || operand[0] == 1 || same_in_every_sample(g[n.inputs[i]]),
                     "add_hardware_metadata: node {} ({}): the constant {} differs from sample to sample (shape "
                     "{}); the hardware repeats one sample's constant",
                     n.name, op, g[n.inputs[i]].name, to_string(operand));
@@ -447,6 +450,18 @@ struct add_hardware_metadata_pass {
   }
 
 private:
+  // Whether a constant with a batch dimension holds the same values in every sample (an export
+  // that folded a batch-sized constant, such as BERT's token-type embedding of zeros).
+  static bool same_in_every_sample(const node& constant) {
+    const auto value = constant.parameters.find("value");
+    if (value == constant.parameters.end() || value->second.rank() == 0) return false;
+    const std::span<const float> v = value->second.values();
+    const std::size_t sample = v.size() / static_cast<std::size_t>(value->second.shape()[0]);
+    for (std::size_t i = sample; i < v.size(); ++i)
+      if (v[i] != v[i % sample]) return false;
+    return true;
+  }
+
   static void add_window_parameters(ordered_map<verilog_value>& params, const dims& kernel, const dims& stride,
                                     const dims& padding, const dims& dilation) {
     params.insert_or_assign("KERNEL_X", detail::window_dim(kernel, 1, 1));

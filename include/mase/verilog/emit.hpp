@@ -171,32 +171,38 @@ inline std::vector<std::int64_t> linear_weight_order(std::span<const std::int64_
   return ordered;
 }
 
-// A permute's read order within a sample: entry j is the arrival position (row-major over the
-// input's dimensions after the batch) of the j-th element of the output, in its row-major order.
-inline std::vector<std::int64_t> permute_order(const shape& in, const dims& permutation) {
-  const auto rank = static_cast<std::int64_t>(in.size());
-  std::vector<std::int64_t> stride(in.size(), 1), out_size(in.size());
-  for (std::int64_t d = rank - 2; d >= 0; --d) stride[static_cast<std::size_t>(d)] = stride[static_cast<std::size_t>(d + 1)] * in[d + 1];
-  std::vector<std::int64_t> source_dim(in.size());
-  for (std::int64_t a = 0; a < rank; ++a) {
-    const std::int64_t d = permutation[static_cast<std::size_t>(a)];
-    source_dim[static_cast<std::size_t>(a)] = d < 0 ? d + rank : d;
-    out_size[static_cast<std::size_t>(a)] = in[source_dim[static_cast<std::size_t>(a)]];
-  }
-  std::int64_t sample = 1;
-  for (std::int64_t a = 1; a < rank; ++a) sample *= out_size[static_cast<std::size_t>(a)];
-  std::vector<std::int64_t> order(static_cast<std::size_t>(sample));
-  std::vector<std::int64_t> index(in.size(), 0);  // the output element's index, dimension by dimension
+// A read order within a sample: for each element of one sample of `result` (its dimensions after
+// the batch, row-major), the source position Σ index[a]·stride[a] (stride per result dimension).
+inline std::vector<std::int64_t> strided_order(const shape& result, const std::vector<std::int64_t>& stride) {
+  const int rank = result.size();
+  std::vector<std::int64_t> order(static_cast<std::size_t>(per_sample(result)));
+  std::vector<std::int64_t> index(static_cast<std::size_t>(rank), 0);
   for (std::int64_t& source : order) {
     source = 0;
-    for (std::int64_t a = 1; a < rank; ++a)
-      source += index[static_cast<std::size_t>(a)] * stride[static_cast<std::size_t>(source_dim[static_cast<std::size_t>(a)])];
-    for (std::int64_t a = rank - 1; a >= 1; --a) {
-      if (++index[static_cast<std::size_t>(a)] < out_size[static_cast<std::size_t>(a)]) break;
+    for (int a = 1; a < rank; ++a) source += index[static_cast<std::size_t>(a)] * stride[static_cast<std::size_t>(a)];
+    for (int a = rank - 1; a >= 1; --a) {
+      if (++index[static_cast<std::size_t>(a)] < result[a]) break;
       index[static_cast<std::size_t>(a)] = 0;
     }
   }
   return order;
+}
+
+// A permute's read order within a sample: entry j is the arrival position (row-major over the
+// input's dimensions after the batch) of the j-th element of the output, in its row-major order.
+inline std::vector<std::int64_t> permute_order(const shape& in, const dims& permutation) {
+  const int rank = in.size();
+  std::vector<std::int64_t> in_stride(static_cast<std::size_t>(rank), 1);
+  for (int d = rank - 2; d >= 0; --d) in_stride[static_cast<std::size_t>(d)] = in_stride[static_cast<std::size_t>(d + 1)] * in[d + 1];
+  shape out;
+  std::vector<std::int64_t> stride(static_cast<std::size_t>(rank));
+  for (int a = 0; a < rank; ++a) {
+    const std::int64_t d = permutation[static_cast<std::size_t>(a)];
+    const int source = static_cast<int>(d < 0 ? d + rank : d);
+    out.push_back(in[source]);
+    stride[static_cast<std::size_t>(a)] = in_stride[static_cast<std::size_t>(source)];
+  }
+  return strided_order(out, stride);
 }
 
 // A gather's read order within a sample (index_select along dim > 0 by constant indices): entry
@@ -229,24 +235,14 @@ inline std::vector<std::int64_t> gather_order(const node& n, const shape& in, st
 // stream's batch, or a constant's 1).
 inline std::vector<std::int64_t> broadcast_order(const shape& result, const shape& operand) {
   const int rank = result.size(), offset = rank - operand.size();
-  std::vector<std::int64_t> stride(static_cast<std::size_t>(rank), 0);  // per result dimension
+  std::vector<std::int64_t> stride(static_cast<std::size_t>(rank), 0);  // 0 along a repeated dimension
   std::int64_t step = 1;
   for (int a = rank - 1; a >= 1 && a - offset >= 0; --a) {
     const std::int64_t size = operand[a - offset];
     if (size != 1) stride[static_cast<std::size_t>(a)] = step;
     step *= size;
   }
-  std::vector<std::int64_t> order(static_cast<std::size_t>(per_sample(result)));
-  std::vector<std::int64_t> index(static_cast<std::size_t>(rank), 0);
-  for (std::int64_t& source : order) {
-    source = 0;
-    for (int a = 1; a < rank; ++a) source += index[static_cast<std::size_t>(a)] * stride[static_cast<std::size_t>(a)];
-    for (int a = rank - 1; a >= 1; --a) {
-      if (++index[static_cast<std::size_t>(a)] < result[a]) break;
-      index[static_cast<std::size_t>(a)] = 0;
-    }
-  }
-  return order;
+  return strided_order(result, stride);
 }
 
 // Bits of an address into `size` entries (at least 1), as the components' $clog2.
@@ -639,7 +635,9 @@ private:
     for (std::size_t i = 0; i < stream_input_count(n); ++i) {
       const std::string s = stream_name(n, data_in_name(i));
       if (!is_stream_input(g_, n, i)) {  // a constant operand: the component's table holds it
-        port(data_in_name(i), "'0");
+        // Sized: Icarus reads an unsized '0 on a port as one bit (and warns).
+        port(data_in_name(i), fmt::format("{}'d0", param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0") *
+                                                        fixed_of(n, data_in_name(i)).width));
         port(data_in_name(i) + "_valid", "1'b0");
         port(data_in_name(i) + "_ready", s + "_ready");
         wires += fmt::format("  /* verilator lint_off UNUSEDSIGNAL */\n  logic {}_ready;  // a constant operand: not a "

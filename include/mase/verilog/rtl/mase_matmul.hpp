@@ -127,18 +127,20 @@ module mase_matmul #(
   end
 
   // Where each element of the beat goes (its tile and lane), then one write block for all.
-  logic [TIW-1:0] b_element_tile[0:PB-1];
-  logic [LW-1:0] b_element_lane[0:PB-1];
+  logic [PB*TIW-1:0] b_element_tile;
+  logic [PB*LW-1:0] b_element_lane;
   for (genvar j = 0; j < PB; j++) begin : g_b_place
-    int col;
-    assign col = int'(b_write_col) + j;
-    assign b_element_tile[j] =
-        TIW'((b_write_bank ? TILES : 0) + (col / P1) * CHUNKS + int'(b_write_row) / PA);
-    assign b_element_lane[j] = LW'((col % P1) * PA + int'(b_write_row) % PA);
+    logic [31:0] col, row;  // 32 bits: the arithmetic below in one width
+    assign col = 32'(b_write_col) + 32'(j);
+    assign row = 32'(b_write_row);
+    assign b_element_tile[j*TIW+:TIW] =
+        TIW'((b_write_bank ? 32'(TILES) : 32'd0) + (col / 32'(P1)) * 32'(CHUNKS) + row / 32'(PA));
+    assign b_element_lane[j*LW+:LW] = LW'((col % 32'(P1)) * 32'(PA) + row % 32'(PA));
   end
   always_ff @(posedge clk) begin
     if (b_fire)
-      for (int j = 0; j < PB; j++) b_tiles[b_element_tile[j]][b_element_lane[j]*B_W+:B_W] <= data_in_1[j*B_W+:B_W];
+      for (int j = 0; j < PB; j++)
+        b_tiles[b_element_tile[j*TIW+:TIW]][b_element_lane[j*LW+:LW]*B_W+:B_W] <= data_in_1[j*B_W+:B_W];
   end
 
   // ---- Tiles: B's bank is read at each issue; a pair's B bank is freed after its last row.
