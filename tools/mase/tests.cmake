@@ -137,6 +137,17 @@ mase_cli_check(NAME emit_verilog_cnn
                RC 0
                STDOUT "components: conv1 \\(mase_conv2d\\), bn1 \\(mase_batch_norm\\).*lint \\(verilator --lint-only -Wall\\): clean\nverilator: 20 passed, 0 failed, [0-9]+ cycles.*-> bit-exact\niverilog: 20 passed, 0 failed.*-> bit-exact\nyosys synth_xilinx: [0-9]+ cells, [0-9]+ flip-flops, [0-9]+ LUTs, [0-9]+ multipliers"
                FRESH_DIR ${mase_cli_out}/emit_verilog)
+# emit-verilog on bert-tiny from its ONNX file (raised; fixed8.toml): the eight reference
+# sequences through Verilator, 16 logit words.
+mase_cli_check(NAME emit_verilog_bert_tiny
+               ARGS emit-verilog ${mase_cli_fixtures}/bert_tiny/bert_tiny_opset17.onnx
+                    --config ${mase_cli_fixtures}/bert_tiny/fixed8.toml
+                    -i input_ids=${mase_cli_fixtures}/bert_tiny/reference_input_ids.npy
+                    -i attention_mask=${mase_cli_fixtures}/bert_tiny/reference_attention_mask.npy
+                    --out ${mase_cli_out}/emit_verilog_bert/bert_tiny -p 4 8 --lint --simulate verilator
+               RC 0
+               STDOUT "components: word \\(mase_embedding\\).*lint \\(verilator --lint-only -Wall\\): clean\nverilator: 16 passed, 0 failed.*-> bit-exact"
+               FRESH_DIR ${mase_cli_out}/emit_verilog_bert)
 # A format with no hardware: one line naming the node and the entry.
 mase_cli_check(NAME emit_verilog_not_fixed_point
                ARGS emit-verilog ${mase_cli_mlp} --config ${mase_cli_fixtures}/quantize/minifloat_ieee.toml

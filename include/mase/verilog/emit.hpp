@@ -681,13 +681,44 @@ private:
                        to_fmt.ovf == overflow::saturate_symmetric ? 1 : 0, lanes, to, from, to);
   }
 
+  // The components downstream of a sink's reader, the reader included (none for a graph output).
+  std::set<std::size_t> downstream(const sink& k) const {
+    std::set<std::size_t> reached;
+    if (k.top_output >= 0) return reached;
+    std::vector<node_id> pending{k.consumer};
+    while (!pending.empty()) {
+      const node_id id = pending.back();
+      pending.pop_back();
+      if (!reached.insert(id.index).second) continue;
+      if (const auto it = sources_index_.find(id.index); it != sources_index_.end())
+        for (const sink& next : sources_[it->second].sinks)
+          if (next.top_output < 0) pending.push_back(next.consumer);
+    }
+    return reached;
+  }
+
+  // How many samples the other readers of fork `s` may take ahead of reader j before j's reader
+  // needs anything from them (a residual's short branch waits for the long one): the samples the
+  // components only their branches reach may hold (component::samples_held). Reader j's FIFO
+  // holds that many samples and one more, so the fork never stalls the branch it waits for.
+  std::int64_t samples_ahead(const stream_source& s, std::size_t j) const {
+    const std::set<std::size_t> mine = downstream(s.sinks[j]);
+    std::int64_t most = 0;
+    for (std::size_t t = 0; t < s.sinks.size(); ++t) {
+      if (t == j) continue;
+      std::int64_t held = 0;
+      for (std::size_t index : downstream(s.sinks[t]))
+        if (!mine.contains(index)) held += samples_held(*g_[node_id{static_cast<std::uint32_t>(index)}].meta.hardware.module);
+      most = std::max(most, held);
+    }
+    return most;
+  }
+
   std::string top_core_text(const fs::path& dir, std::set<std::string>& modules) {
     std::string body;
-    std::int64_t held = 0;
     for (node_id id : components_) {
       body += instance_text(g_[id], dir, modules);
       info_.components.push_back(g_[id].name);
-      held += samples_held(*g_[id].meta.hardware.module);
     }
     body += "  // Streams between components\n";
     for (const stream_source& s : sources_) {
@@ -730,10 +761,10 @@ private:
       ++info_.forks;
       modules.insert("mase_fifo");
       const std::int64_t beats = s.elements_per_sample / s.lanes;
-      const std::int64_t depth = round_up_to_power_of_two(beats * (held + 1));
       const std::int64_t bits = s.lanes * s.format.width;
       std::string all_ready;
       for (std::size_t j = 0; j < s.sinks.size(); ++j) {
+        const std::int64_t depth = round_up_to_power_of_two(beats * (1 + samples_ahead(s, j)));
         const std::string fifo = fmt::format("{}_fork_{}", from, j);
         body += fmt::format("  logic [{}:0] {}_data;\n  logic {}_data_valid, {}_data_ready, {}_in_ready;\n", bits - 1,
                             fifo, fifo, fifo, fifo);
