@@ -245,11 +245,6 @@ inline std::vector<std::int64_t> broadcast_order(const shape& result, const shap
   return strided_order(result, stride);
 }
 
-// Bits of an address into `size` entries (at least 1), as the components' $clog2.
-inline int index_width(std::int64_t size) {
-  return std::max(1, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(std::max<std::int64_t>(size, 1) - 1))));
-}
-
 inline std::int64_t round_up_to_power_of_two(std::int64_t v) {
   return static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(std::max<std::int64_t>(v, 2))));
 }
@@ -546,7 +541,7 @@ private:
           n.is<op::index_select>()
               ? gather_order(n, in, n.op.get_if<op::index_select>()->dim, g_[n.inputs[1]].parameters.at("value"))
               : permute_order(in, n.op.get_if<op::permute>()->dims);
-      write_text(dir / "rtl" / (n.name + "_order.hex"), rom_file(order, lanes, index_width(per_sample(in))));
+      write_text(dir / "rtl" / (n.name + "_order.hex"), rom_file(order, lanes, bits_for(per_sample(in))));
       extra["ORDER_MEMFILE"] = fmt::format("\"rtl/{}_order.hex\"", n.name);
     } else if (module == "mase_embedding") {
       // The table as the evaluator's result holds it: the quantized weight in the result's format.
@@ -567,7 +562,7 @@ private:
       const auto operand = static_cast<std::size_t>(param_int(n, constant ? "CONSTANT_INPUT" : "BROADCAST_INPUT"));
       std::vector<std::int64_t> order =
           broadcast_order(entry_meta(n, "data_out_0")->shape, entry_meta(n, data_in_name(operand))->shape);
-      int width = constant ? 0 : index_width(param_int(n, "BROADCAST_SIZE"));
+      int width = constant ? 0 : bits_for(param_int(n, "BROADCAST_SIZE"));
       if (constant) {
         const fixed_fmt f = fixed_of(n, data_in_name(operand));
         const tensor& values = constant_operands_.at({g_.id(n.name).index, operand});
@@ -577,7 +572,6 @@ private:
       write_text(dir / "rtl" / (n.name + "_table.hex"), rom_file(order, lanes, width));
       extra["TABLE_MEMFILE"] = fmt::format("\"rtl/{}_table.hex\"", n.name);
       extra["TABLE_WIDTH"] = fmt::format("{}", width);
-      if (param_int(n, "OPERATION") == 2) info_.multipliers += lanes;
     } else if (module == "mase_layer_norm") {
       const eval::normalization_rule& rule = *lowering_of(n).normalization_rows;
       const std::int64_t lanes = param_int(n, "DATA_IN_0_PARALLELISM_DIM_0");
@@ -601,9 +595,9 @@ private:
         extra["BIAS_MEMFILE"] = fmt::format("\"rtl/{}_bias.hex\"", n.name);
         extra["BIAS_WIDTH"] = fmt::format("{}", width);
       }
-    } else if (module == "mase_binary" && param_int(n, "OPERATION") == 2) {
-      info_.multipliers += param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
     }
+    if (module == "mase_binary" && param_int(n, "OPERATION") == 2)
+      info_.multipliers += param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
 
     std::string params_text, locals;
     const std::vector<std::string> declared = component_parameters(source_of(module));
