@@ -203,6 +203,28 @@ graph masked_softmax() {
   return b.output(b.add("softmax", op::softmax{.dim = -1}, h));
 }
 
+// A ViT's front and nn.MultiheadAttention's layout at batch 1: a class token (a constant) joined
+// before the patches, the batch of 1 swapped with the sequence (wired through), a packed
+// projection sliced (a strided slice too), a head split whose permute crosses the leading
+// dimension (at batch 1 the whole tensor is one sample), and two streams of one fork joined
+// along the features.
+graph class_token_and_packed_heads() {
+  builder b(23);
+  auto patches = b.input("patches", {1, 6, 8});
+  auto h = b.add("join_class", op::cat{.dim = 1}, random_constant(b, "class_token", {1, 1, 8}, 7), patches);
+  h = b.add("sequence_first", op::permute{.dims = {1, 0, 2}}, h);  // [7, 1, 8]
+  auto packed = b.add("packed", op::linear{.in_features = 8, .out_features = 12}, h);
+  auto q = b.add("q", op::slice{.dim = 2, .start = 0, .end = 4}, packed);
+  auto k = b.add("k", op::slice{.dim = -1, .start = 5, .end = 12, .step = 2}, packed);
+  q = b.add("split", op::reshape{.shape = {7, 2, 2}}, q);
+  q = b.add("heads_first", op::permute{.dims = {1, 0, 2}}, q);  // [2, 7, 2]
+  q = b.add("heads_last", op::permute{.dims = {1, 0, 2}}, q);
+  q = b.add("merge", op::reshape{.shape = {7, 1, 4}}, q);
+  k = b.add("relu", op::relu{}, k);
+  h = b.add("join_features", op::cat{.dim = 2}, q, k);
+  return b.output(b.add("out", op::linear{.in_features = 8, .out_features = 3}, h));
+}
+
 // eight_bit, with softmax reading its scores at 3 fraction bits and writing 7.
 quantize_config eight_bit_softmax() {
   quantize_config c = eight_bit();
@@ -331,6 +353,30 @@ TEST_CASE("emit_verilog: an additive attention mask broadcast over the scores ma
           "[verilog]") {
   prove(masked_softmax(), "masked_softmax_2", {2, 2, 2, 2}, eight_bit_softmax());
   prove(masked_softmax(), "masked_softmax_4", {4, 4, 4, 4}, eight_bit_softmax());
+}
+
+TEST_CASE("emit_verilog: a constant and two streams joined by cat, slices and permutes at batch 1 match at two "
+          "parallelism settings",
+          "[verilog]") {
+  const graph g = class_token_and_packed_heads();
+  const verilog::emit_info narrow = prove(g, "class_token_2", {2, 2, 2, 2});
+  CHECK(std::count(narrow.components.begin(), narrow.components.end(), "sequence_first") == 0);  // wired through
+  CHECK(narrow.samples == 6);  // a graph at batch 1 streams the testbench's samples one after another
+  prove(g, "class_token_4x8", {4, 8, 4, 4});
+}
+
+TEST_CASE("add_hardware_metadata: a cat of three operands is refused, naming the node and the fix", "[verilog]") {
+  builder b(24);
+  auto x = b.input("x", {1, 4});
+  auto y = b.add("three", op::cat{.dim = 1}, x, b.add("r", op::relu{}, x), x);
+  const graph g = b.output(y);
+  try {
+    (void)hardware_graph(g, {2, 2, 2, 2});
+    FAIL("no error");
+  } catch (const error& e) {
+    CHECK_THAT(e.what(), Catch::Matchers::Contains("node three (cat): the hardware joins two operands; this one joins 3") &&
+                             Catch::Matchers::Contains("chain of cats"));
+  }
 }
 
 TEST_CASE("emit_verilog: yosys synthesizes the design with one DSP per multiplier the emitter instantiated",

@@ -142,9 +142,10 @@ struct loaded_model {
 // the exporter's fine-grained patterns into coarse ops (raise_granularity). `inputs` are the
 // command's --input NAME=FILE options: the first file of each input gives the model's symbolic
 // dimensions their sizes (import_options::data_shapes), and a file whose shape contradicts the
-// model is an error naming it.
+// model is an error naming it. With `one_sample`, the model is imported for one sample of each
+// file (its leading dimension 1): a design streams the files' samples one after another.
 loaded_model load_model(const fs::path& file, const std::vector<std::string>& input_shapes, bool raise,
-                        const std::vector<std::string>& inputs = {});
+                        const std::vector<std::string>& inputs = {}, bool one_sample = false);
 // raise_granularity in place, as a plain function (what backend_test_options::transform takes).
 void raise_in_place(mase::graph& g);
 

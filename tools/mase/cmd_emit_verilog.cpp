@@ -3,6 +3,7 @@
 // evaluator) and synthesize it.
 #include "cli.hpp"
 
+#include <mase/pass/split_attention.hpp>
 #include <mase/verilog.hpp>
 
 #include <algorithm>
@@ -14,7 +15,10 @@
 namespace mase_cli {
 
 int run_emit_verilog(const emit_verilog_options& o) {
-  const loaded_model model = load_model(o.model, o.input_shapes, o.raise, o.inputs);
+  // The design is built for one sample; the --input files' samples stream through it.
+  loaded_model model = load_model(o.model, o.input_shapes, o.raise, o.inputs, /*one_sample=*/true);
+  // The hardware has no fused attention: scores, scale, softmax and product each get a component.
+  (void)mase::split_attention_of(model.graph);
   std::array<int, 4> parallelism{};
   for (std::size_t i = 0; i < parallelism.size(); ++i)
     parallelism[i] = o.parallelism.empty() ? 4 : o.parallelism[std::min(i, o.parallelism.size() - 1)];
@@ -40,7 +44,7 @@ int run_emit_verilog(const emit_verilog_options& o) {
              emitted.components.size(), components);
   fmt::print("  {} parallel multipliers, {} forks, {} casts, {} lane converters; testbench: {} samples\n",
              emitted.multipliers, emitted.forks, emitted.casts, emitted.lane_converters, emitted.samples);
-  for (const mase::verilog::linear_cost& l : emitted.linear_layers)
+  for (const mase::verilog::linear_cost& l : emitted.dot_product_layers)
     fmt::print("  {}: {} multiply-accumulates per sample on {} multipliers (ideal {} cycles)\n", l.node,
                l.macs_per_sample, l.multipliers, l.ideal_cycles());
   fmt::print("formats the config does not give, derived for the hardware (give data_out_width and "

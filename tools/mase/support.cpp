@@ -20,7 +20,7 @@ namespace mase_cli {
 void raise_in_place(mase::graph& g) { mase::raise_granularity_of(g); }
 
 loaded_model load_model(const fs::path& file, const std::vector<std::string>& input_shapes, bool raise,
-                        const std::vector<std::string>& inputs) {
+                        const std::vector<std::string>& inputs, bool one_sample) {
   mase::onnx::import_options options;
   options.input_shapes = parse_input_shapes(input_shapes);
   // The first file of each --input: a model exported with a symbolic batch takes it from there.
@@ -28,7 +28,9 @@ loaded_model load_model(const fs::path& file, const std::vector<std::string>& in
   for (const std::string& text : inputs) {
     auto [name, data_file] = split_assignment(text, "--input");
     if (data_files.contains(name) || options.input_shapes.contains(name)) continue;
-    options.data_shapes.insert_or_assign(name, read_tensor_file(data_file).shape());
+    mase::shape data_shape = read_tensor_file(data_file).shape();
+    if (one_sample && !data_shape.empty()) data_shape[0] = 1;
+    options.data_shapes.insert_or_assign(name, data_shape);
     data_files.insert_or_assign(std::move(name), std::move(data_file));
   }
   mase::onnx::imported_model m;

@@ -148,6 +148,16 @@ mase_cli_check(NAME emit_verilog_bert_tiny
                RC 0
                STDOUT "components: word \\(mase_embedding\\).*lint \\(verilator --lint-only -Wall\\): clean\nverilator: 16 passed, 0 failed.*-> bit-exact"
                FRESH_DIR ${mase_cli_out}/emit_verilog_bert)
+# emit-verilog on the torchvision ViT (exported at batch 1; its attention raised, then split into
+# hardware ops): the four reference images stream through the batch-1 design, 40 logit words.
+mase_cli_check(NAME emit_verilog_vit
+               ARGS emit-verilog ${mase_cli_fixtures}/vit/vit_opset17.onnx
+                    --config ${mase_cli_fixtures}/vit/fixed8.toml
+                    -i x=${mase_cli_fixtures}/vit/reference_images.npy
+                    --out ${mase_cli_out}/emit_verilog_vit/vit -p 4 8 --lint --simulate verilator
+               RC 0
+               STDOUT "components: conv_proj \\(mase_conv2d\\), Transpose \\(mase_permute\\), Concat \\(mase_cat\\).*testbench: 4 samples.*lint \\(verilator --lint-only -Wall\\): clean\nverilator: 40 passed, 0 failed.*-> bit-exact"
+               FRESH_DIR ${mase_cli_out}/emit_verilog_vit)
 # A format with no hardware: one line naming the node and the entry.
 mase_cli_check(NAME emit_verilog_not_fixed_point
                ARGS emit-verilog ${mase_cli_mlp} --config ${mase_cli_fixtures}/quantize/minifloat_ieee.toml

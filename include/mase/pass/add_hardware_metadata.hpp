@@ -41,6 +41,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <numeric>
 #include <cctype>
 #include <cstdint>
 #include <optional>
@@ -71,11 +72,32 @@ inline bool is_stream_input(const graph& g, const node& n, std::size_t i) {
   return !(h != nullptr && h->constant_operands && g[n.inputs[i]].is<op::constant>());
 }
 
+// Whether a permute keeps its elements in their row-major order: it moves only dimensions of
+// size 1 (nn.MultiheadAttention's exports swap the batch of 1 with the sequence). Its stream is
+// then its input's.
+inline bool keeps_element_order(const node& n) {
+  const auto* permutation = n.op.get_if<op::permute>();
+  const auto in = n.meta.common.args.find("data_in_0");
+  if (permutation == nullptr || in == n.meta.common.args.end()) return false;
+  const tensor_meta* t = std::get_if<tensor_meta>(&in->second);
+  if (t == nullptr) return false;
+  const auto rank = static_cast<std::int64_t>(t->shape.size());
+  std::int64_t previous = -1;
+  for (std::int64_t d : permutation->dims) {
+    if (d < 0) d += rank;
+    if (d < 0 || d >= rank) return false;
+    if (t->shape[d] == 1) continue;
+    if (d < previous) return false;
+    previous = d;
+  }
+  return true;
+}
+
 // Whether the node is wired through in hardware: its op's hardware facet has no module (flatten,
 // reshape, view, dropout, identity: the same row-major stream).
 inline bool is_implicit_in_hardware(const node& n) {
   const hardware_mapping* h = n.op.hardware();
-  return h != nullptr && h->wired_through();
+  return h != nullptr && (h->wired_through() || keeps_element_order(n));
 }
 
 namespace detail {
@@ -175,8 +197,36 @@ inline std::int64_t innermost(const node& n, std::string_view entry) {
   return t == nullptr || t->shape.empty() ? 1 : t->shape.back();
 }
 
-// Elements of one sample (the leading dimension is the batch, streamed sample after sample).
-inline std::int64_t per_sample(const shape& s) { return s.size() <= 1 ? s.numel() : s.numel() / s[0]; }
+// The samples the graph's tensors hold: its inputs' leading dimension (the batch), streamed one
+// sample after another. At batch 1 each tensor is one sample, whatever its leading dimension (an
+// export that moved or merged the batch, as nn.MultiheadAttention's does).
+inline std::int64_t hardware_batch(const graph& g) {
+  for (node_id p : g.placeholders())
+    if (const tensor_meta* t = entry_meta(g[p], "data_out_0"); t != nullptr && !t->shape.empty()) return t->shape[0];
+  return 1;
+}
+
+// Elements of one sample of a tensor of shape s.
+inline std::int64_t per_sample(const shape& s, std::int64_t batch) {
+  return batch == 1 || s.size() <= 1 ? s.numel() : s.numel() / s[0];
+}
+
+// A tensor's shape as samples: at batch 1 the whole tensor is one sample, so a leading 1 is added
+// and every dimension of s is within it; otherwise s, whose leading dimension is the batch.
+inline shape sample_shape(const shape& s, std::int64_t batch) {
+  if (batch != 1) return s;
+  require(s.size() < shape::max_rank, "add_hardware_metadata: a tensor of shape {} has no room for a batch dimension",
+          to_string(s));
+  shape out{1};
+  for (std::int64_t d : s) out.push_back(d);
+  return out;
+}
+
+// A dimension of s (negative counts from the end) as a dimension of sample_shape(s, batch).
+inline std::int64_t sample_dim(std::int64_t dim, const shape& s, std::int64_t batch) {
+  const std::int64_t d = dim < 0 ? dim + static_cast<std::int64_t>(s.size()) : dim;
+  return batch == 1 ? d + 1 : d;
+}
 
 }  // namespace detail
 
@@ -193,6 +243,8 @@ struct add_hardware_metadata_pass {
       require(p >= 1, "add_hardware_metadata: max_parallelism entries must be at least 1 (got {})", p);
     std::vector<std::int64_t> lanes(g.id_bound(), 0);  // per node: lanes of its data_out_0 stream
     const std::int64_t stream_limit = options.max_parallelism[0], tile_limit = options.max_parallelism[1];
+    const std::int64_t batch = detail::hardware_batch(g);
+    const auto per_sample = [&](const shape& s) { return detail::per_sample(s, batch); };
     for (node_id id : g.order()) {
       node& n = g[id];
       hardware_meta& h = n.meta.hardware;
@@ -246,10 +298,10 @@ struct add_hardware_metadata_pass {
         const std::int64_t in_lanes = input_lanes(i);
         require(in_lanes > 0, "add_hardware_metadata: node {} ({}): input {} ({}) is not a stream",
                                           n.name, op, i, producer.name);
-        require(detail::per_sample(detail::entry_meta(n, data_in_name(i))->shape) % in_lanes == 0,
+        require(per_sample(detail::entry_meta(n, data_in_name(i))->shape) % in_lanes == 0,
                 "add_hardware_metadata: node {} ({}): input {} arrives {} lanes wide, which does not "
                             "divide its {} elements per sample; lower max_parallelism[0]",
-                            n.name, op, i, in_lanes, detail::per_sample(detail::entry_meta(n, data_in_name(i))->shape));
+                            n.name, op, i, in_lanes, per_sample(detail::entry_meta(n, data_in_name(i))->shape));
         detail::add_tensor_parameters(h.verilog_param, n, data_in_name(i), {in_lanes});
       }
       auto& params = h.verilog_param;
@@ -343,12 +395,17 @@ struct add_hardware_metadata_pass {
         // output dimension allows.
         const shape& in = detail::entry_meta(n, "data_in_0")->shape;
         if (const auto* perm = n.op.get_if<op::permute>())
-          require(!perm->dims.empty() && (perm->dims[0] == 0 || perm->dims[0] == -static_cast<std::int64_t>(in.size())),
+          require(batch == 1 || (!perm->dims.empty() && (perm->dims[0] == 0 || perm->dims[0] == -static_cast<std::int64_t>(in.size()))),
                   "add_hardware_metadata: node {} (permute): the hardware reorders each sample, so the batch "
-                  "dimension must stay first; this permute moves it",
+                  "dimension must stay first; this permute moves it (at batch 1 the whole tensor is one sample)",
+                  n.name);
+        if (const auto* cut = n.op.get_if<op::slice>())
+          require(detail::sample_dim(cut->dim, in, batch) > 0,
+                  "add_hardware_metadata: node {} (slice): the hardware gathers within each sample; this one "
+                  "slices the batch dimension",
                   n.name);
         if (const auto* select = n.op.get_if<op::index_select>()) {
-          require(shape_rules::normalize_dim(select->dim, in.size()) > 0,
+          require(detail::sample_dim(select->dim, in, batch) > 0,
                   "add_hardware_metadata: node {} (index_select): the hardware gathers within each sample; this "
                   "one selects along the batch dimension",
                   n.name);
@@ -362,8 +419,8 @@ struct add_hardware_metadata_pass {
                 "their format",
                 n.name, op);
         params.insert_or_assign("DATA_IN_0_PARALLELISM_DIM_0", std::int64_t{1});
-        params.insert_or_assign("SAMPLE_SIZE", detail::per_sample(in));
-        params.insert_or_assign("OUT_SAMPLE_SIZE", detail::per_sample(detail::entry_meta(n, "data_out_0")->shape));
+        params.insert_or_assign("SAMPLE_SIZE", per_sample(in));
+        params.insert_or_assign("OUT_SAMPLE_SIZE", per_sample(detail::entry_meta(n, "data_out_0")->shape));
         out_lanes = largest_divisor_at_most(detail::innermost(n, "data_out_0"), stream_limit);
       } else if (const auto* table = n.op.get_if<op::embedding>()) {
         // Rows of the ROM (the table in the result's format) stream out at the innermost
@@ -389,6 +446,48 @@ struct add_hardware_metadata_pass {
           if (present) detail::add_tensor_parameters(params, n, role, {input_lanes(0)});  // fixed point, or an error
           params.insert_or_assign(std::string(role) == "weight" ? "HAS_WEIGHT" : "HAS_BIAS", present);
         }
+      } else if (const auto* join = n.op.get_if<op::cat>()) {
+        // Per index of the dimensions before the joined one (within the sample), a chunk of
+        // operand 0 then one of operand 1, both at the result's lanes (the emitter converts a
+        // stream); a constant operand is a table of its words.
+        require(n.inputs.size() == 2,
+                "add_hardware_metadata: node {} (cat): the hardware joins two operands; this one joins {} "
+                "(split it into a chain of cats)",
+                n.name, n.inputs.size());
+        const shape& result = detail::entry_meta(n, "data_out_0")->shape;
+        const std::int64_t d = detail::sample_dim(join->dim, result, batch);
+        require(d > 0, "add_hardware_metadata: node {} (cat): the hardware joins within each sample; this one joins "
+                "along the batch dimension", n.name);
+        const shape result_sample = detail::sample_shape(result, batch);
+        std::int64_t outer = 1;
+        for (std::int64_t a = 1; a < d; ++a) outer *= result_sample[a];
+        std::array<std::int64_t, 2> chunk{};
+        std::int64_t constant_input = -1;
+        for (std::size_t i = 0; i < 2; ++i) {
+          const shape& operand = detail::entry_meta(n, data_in_name(i))->shape;
+          require(detail::hardware_format(n, data_in_name(i)) == out_fmt,
+                  "add_hardware_metadata: node {} (cat): its {} has format {} and its result {}; quantize the cat "
+                  "so that every input takes data_in's format",
+                  n.name, data_in_name(i), to_string(detail::entry_meta(n, data_in_name(i))->precision),
+                  to_string(detail::entry_meta(n, "data_out_0")->precision));
+          chunk[i] = per_sample(operand) / outer;
+          if (!is_stream_input(g, n, i)) {
+            require(constant_input < 0, "add_hardware_metadata: node {} (cat): both operands are constants; fold "
+                    "the node into a constant", n.name);
+            require(batch == 1 || operand[0] == 1,
+                    "add_hardware_metadata: node {} (cat): the constant {} has a batch of {}; the hardware repeats "
+                    "one sample's constant", n.name, g[n.inputs[i]].name, operand[0]);
+            constant_input = static_cast<std::int64_t>(i);
+          }
+        }
+        out_lanes = largest_divisor_at_most(std::gcd(chunk[0], chunk[1]), stream_limit);
+        for (std::size_t i = 0; i < 2; ++i) {
+          if (static_cast<std::int64_t>(i) == constant_input) detail::add_tensor_parameters(params, n, data_in_name(i), {out_lanes});
+          else params.insert_or_assign(fmt::format("DATA_IN_{}_PARALLELISM_DIM_0", i), out_lanes);
+          params.insert_or_assign(fmt::format("CHUNK_{}_BEATS", i), chunk[i] / out_lanes);
+        }
+        params.insert_or_assign("CONSTANT_INPUT", constant_input);
+        params.insert_or_assign("TABLE_BEATS", constant_input < 0 ? 1 : outer * chunk[static_cast<std::size_t>(constant_input)] / out_lanes);
       } else if (component->module == "mase_binary") {
         // The result streams at the lanes of the first input of its shape; another such stream is
         // converted to them by the emitter. A constant operand is a table of the result's lanes;
@@ -433,10 +532,10 @@ struct add_hardware_metadata_pass {
         params.insert_or_assign("OPERATION", std::int64_t{op == "add" ? 0 : op == "sub" ? 1 : 2});
         params.insert_or_assign("CONSTANT_INPUT", constant_input);
         params.insert_or_assign("BROADCAST_INPUT", broadcast_input);
-        params.insert_or_assign("SAMPLE_BEATS", detail::per_sample(result) / out_lanes);
+        params.insert_or_assign("SAMPLE_BEATS", per_sample(result) / out_lanes);
         if (broadcast_input >= 0)
           params.insert_or_assign("BROADCAST_SIZE",
-                                  detail::per_sample(detail::entry_meta(n, data_in_name(static_cast<std::size_t>(broadcast_input)))->shape));
+                                  per_sample(detail::entry_meta(n, data_in_name(static_cast<std::size_t>(broadcast_input)))->shape));
       }
       for (const auto& [role, value] : n.parameters) {
         (void)value;

@@ -7,6 +7,7 @@
 #include <mase/verilog/rtl/mase_batch_norm.hpp>
 #include <mase/verilog/rtl/mase_binary.hpp>
 #include <mase/verilog/rtl/mase_cast.hpp>
+#include <mase/verilog/rtl/mase_cat.hpp>
 #include <mase/verilog/rtl/mase_conv2d.hpp>
 #include <mase/verilog/rtl/mase_embedding.hpp>
 #include <mase/verilog/rtl/mase_fifo.hpp>
@@ -50,6 +51,7 @@ inline constexpr std::array component_library{
     component{"mase_batch_norm", rtl::mase_batch_norm},
     component{"mase_binary", rtl::mase_binary},
     component{"mase_cast", rtl::mase_cast},
+    component{"mase_cat", rtl::mase_cat},
     component{"mase_conv2d", rtl::mase_conv2d, 2},  // the two-bank sample buffer
     component{"mase_embedding", rtl::mase_embedding},
     component{"mase_fifo", rtl::mase_fifo},

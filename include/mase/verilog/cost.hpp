@@ -210,10 +210,11 @@ constexpr int bits_for(std::int64_t values) noexcept {
 }
 
 // The structure of node n's component (n has hardware metadata and is not implicit).
-inline component_cost component_cost_of(const node& n) {
+// `batch`: the samples the graph's tensors hold (mase::detail::hardware_batch).
+inline component_cost component_cost_of(const node& n, std::int64_t batch) {
   using mase::detail::entry_meta;
   using mase::detail::hardware_format;
-  using mase::detail::per_sample;
+  const auto per_sample = [batch](const shape& s) { return mase::detail::per_sample(s, batch); };
   component_cost c{.node = n.name, .module = *n.meta.hardware.module};
   const std::string& module = c.module;
   const auto p = [&](std::string_view key) { return param_int(n, key); };
@@ -305,6 +306,13 @@ inline component_cost component_cost_of(const node& n) {
     else c.adder_bits = out_lanes * exact;
     c.register_bits = out_lanes * out.width;
     c.select_bits = out_lanes * out.width;
+  } else if (module == "mase_cat") {
+    // A beat of one operand or the other per cycle; a constant operand's table.
+    c.cycles_per_sample = per_sample(entry_meta(n, "data_out_0")->shape) / out_lanes;
+    if (p("CONSTANT_INPUT") >= 0) c.memories.push_back({"constant", out_lanes * out.width, p("TABLE_BEATS"), 1, true});
+    c.register_bits = out_lanes * out.width;
+    c.select_bits = out_lanes * out.width;
+    c.modelled = false;  // not in the fitted logic model yet
   } else if (module == "mase_embedding") {
     // A row of lanes from the ROM per cycle.
     const std::int64_t rows = p("ROWS"), row_length = p("ROW_LENGTH");
@@ -358,10 +366,11 @@ inline component_cost component_cost_of(const node& n) {
 // The cost of the design emit_verilog would write for g (which has hardware metadata).
 inline hardware_cost estimate_hardware_cost(const graph& g) {
   hardware_cost cost;
+  const std::int64_t batch = mase::detail::hardware_batch(g);
   for (node_id id : g.order()) {
     const node& n = g[id];
     if (n.is<op::placeholder>()) {
-      const std::int64_t elements = mase::detail::per_sample(mase::detail::entry_meta(n, "data_out_0")->shape);
+      const std::int64_t elements = mase::detail::per_sample(mase::detail::entry_meta(n, "data_out_0")->shape, batch);
       const std::int64_t lanes = mase::detail::innermost(n, "data_out_0");
       const std::int64_t stream_lanes = largest_divisor_at_most(lanes, n.meta.hardware.max_parallelism[0]);
       const std::int64_t beats = elements / stream_lanes;
@@ -369,7 +378,7 @@ inline hardware_cost estimate_hardware_cost(const graph& g) {
       continue;
     }
     if (n.meta.hardware.is_implicit || !n.meta.hardware.module) continue;
-    component_cost c = detail::component_cost_of(n);
+    component_cost c = detail::component_cost_of(n, batch);
     if (c.cycles_per_sample > cost.cycles_per_sample) cost.cycles_per_sample = c.cycles_per_sample, cost.bottleneck = n.name;
     cost.components.push_back(std::move(c));
   }

@@ -78,7 +78,7 @@ struct stream_port {
   std::int64_t beats = 0;  // in the testbench's data
 };
 
-// A linear layer's work per sample: for the cycles-versus-ideal check.
+// A dot-product component's work per sample: for the cycles-versus-ideal check.
 struct linear_cost {
   std::string node;
   std::int64_t macs_per_sample = 0;
@@ -92,7 +92,8 @@ struct emit_info {
   std::vector<std::string> modules{};     // module files written under rtl/
   std::vector<fs::path> rtl_files{};      // every .sv under rtl/, top.sv last
   std::vector<stream_port> inputs{}, outputs{};
-  std::vector<linear_cost> linear_layers{};
+  std::vector<linear_cost> linear_layers{};       // the linear layers
+  std::vector<linear_cost> dot_product_layers{};  // every dot-product component: linear, conv2d, matmul
   std::int64_t samples = 0;
   std::int64_t multipliers = 0;  // parallel multipliers instantiated
   std::int64_t forks = 0, casts = 0, lane_converters = 0;
@@ -101,7 +102,8 @@ struct emit_info {
 namespace detail {
 
 using mase::detail::entry_meta;
-using mase::detail::per_sample;
+using mase::detail::sample_dim;
+using mase::detail::sample_shape;
 
 struct sink {
   node_id consumer{};
@@ -175,7 +177,9 @@ inline std::vector<std::int64_t> linear_weight_order(std::span<const std::int64_
 // the batch, row-major), the source position Σ index[a]·stride[a] (stride per result dimension).
 inline std::vector<std::int64_t> strided_order(const shape& result, const std::vector<std::int64_t>& stride) {
   const int rank = result.size();
-  std::vector<std::int64_t> order(static_cast<std::size_t>(per_sample(result)));
+  std::int64_t elements = 1;
+  for (int a = 1; a < rank; ++a) elements *= result[a];
+  std::vector<std::int64_t> order(static_cast<std::size_t>(elements));
   std::vector<std::int64_t> index(static_cast<std::size_t>(rank), 0);
   for (std::int64_t& source : order) {
     source = 0;
@@ -205,14 +209,24 @@ inline std::vector<std::int64_t> permute_order(const shape& in, const dims& perm
   return strided_order(out, stride);
 }
 
-// A gather's read order within a sample (index_select along dim > 0 by constant indices): entry
-// j is the arrival position of the j-th element of the output. Negative indices count from the
-// end, as in the evaluator.
-inline std::vector<std::int64_t> gather_order(const node& n, const shape& in, std::int64_t dim, const tensor& indices) {
-  const auto d = static_cast<std::int64_t>(shape_rules::normalize_dim(dim, in.size()));
+// A gather's read order within a sample (index_select by constant indices, or a slice, along a
+// dimension d after the batch): entry j is the arrival position of the j-th element of the output,
+// which takes the positions `rows` of dimension d.
+inline std::vector<std::int64_t> gather_order(const shape& in, std::int64_t d, const std::vector<std::int64_t>& rows) {
   std::int64_t outer = 1, inner = 1;
   for (std::int64_t a = 1; a < d; ++a) outer *= in[a];
   for (std::int64_t a = d + 1; a < static_cast<std::int64_t>(in.size()); ++a) inner *= in[a];
+  std::vector<std::int64_t> order;
+  order.reserve(static_cast<std::size_t>(outer * inner) * rows.size());
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t row : rows)
+      for (std::int64_t i = 0; i < inner; ++i) order.push_back((o * in[d] + row) * inner + i);
+  return order;
+}
+
+// The rows an index_select's constant indices name along dimension d of `in`. Negative indices
+// count from the end, as in the evaluator.
+inline std::vector<std::int64_t> selected_rows(const node& n, const shape& in, std::int64_t d, const tensor& indices) {
   std::vector<std::int64_t> rows;
   for (float v : indices.values()) {
     const auto row = static_cast<std::int64_t>(v) + (v < 0 ? in[d] : 0);
@@ -221,12 +235,16 @@ inline std::vector<std::int64_t> gather_order(const node& n, const shape& in, st
             d, in[d]);
     rows.push_back(row);
   }
-  std::vector<std::int64_t> order;
-  order.reserve(static_cast<std::size_t>(outer * inner) * rows.size());
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t row : rows)
-      for (std::int64_t i = 0; i < inner; ++i) order.push_back((o * in[d] + row) * inner + i);
-  return order;
+  return rows;
+}
+
+// The rows a slice keeps along dimension d of `in` (its result has `count` of them).
+inline std::vector<std::int64_t> sliced_rows(const op::slice& cut, const shape& in, std::int64_t d, std::int64_t count) {
+  std::int64_t first = cut.start < 0 ? cut.start + in[d] : cut.start;
+  first = std::clamp<std::int64_t>(first, 0, in[d]);
+  std::vector<std::int64_t> rows;
+  for (std::int64_t i = 0; i < count; ++i) rows.push_back(first + i * cut.step);
+  return rows;
 }
 
 // Broadcasting within a sample: entry j is the position, within one sample of `operand` (PyTorch's
@@ -279,6 +297,8 @@ public:
 
 private:
   // --- the design ------------------------------------------------------------------------
+
+  std::int64_t per_sample(const shape& s) const { return mase::detail::per_sample(s, batch_); }
 
   bool is_component(const node& n) const { return n.meta.hardware.module.has_value(); }
 
@@ -407,9 +427,10 @@ private:
     for (node_id id : components_) {
       const node& n = g_[id];
       const std::string& module = *n.meta.hardware.module;
-      // Exact by their formats: max keeps it, avg's mean is exact, a permute or gather and an
-      // embedding only move values, a rescale only moves the point.
-      if (module == "mase_pool2d" || module == "mase_permute" || module == "mase_embedding" || module == "mase_rescale")
+      // Exact by their formats: max keeps it, avg's mean is exact, a permute or gather, a cat and
+      // an embedding only move values, a rescale only moves the point.
+      if (module == "mase_pool2d" || module == "mase_permute" || module == "mase_cat" || module == "mase_embedding" ||
+          module == "mase_rescale")
         continue;
       require(n.op.builtin_index() >= 0 || ev.runs_bit_exact(id),
               "emit_verilog: node {} ({}) has no bit-exact rule for its formats, so no testbench can check "
@@ -423,40 +444,83 @@ private:
                           n.name, n.op_name(), eval::lut_max_input_width);
     }
     const ordered_map<tensor> inputs = stimulus();
-    std::map<std::size_t, tensor> captured;  // per graph-input source: the codes its first reader got
-    const std::span<const tensor> results = ev.run_with(inputs, [&](const node_run& r) {
-      for (const stream_source& s : sources_)
-        if (s.top_input && s.sinks.front().consumer == r.id) captured[s.id.index] = *r.inputs[s.sinks.front().input];
-      // A component's constant operands, as its kernel reads them (cast to the operand's format).
-      const node& n = g_[r.id];
-      if (is_component(n))
-        for (std::size_t i = 0; i < n.inputs.size(); ++i)
-          if (!is_stream_input(g_, n, i) && i < stream_input_count(n)) constant_operands_[{r.id.index, i}] = *r.inputs[i];
-    });
+    // A graph at batch 1 (an export may have fixed the batch in its reshapes) runs once per sample
+    // of the stimulus; the design streams the samples one after another either way.
+    const std::int64_t runs = batch_ == 1 ? stimulus_samples(inputs) : 1;
+    std::map<std::size_t, std::vector<float>> captured;  // per graph-input source: the codes its first reader got
+    std::vector<std::vector<float>> results;
+    std::int64_t first_reader_batch = 1;
+    for (std::int64_t run = 0; run < runs; ++run) {
+      const std::span<const tensor> outputs = ev.run_with(runs == 1 ? inputs : sample_of(inputs, run, runs), [&](const node_run& r) {
+        for (const stream_source& s : sources_)
+          if (s.top_input && s.sinks.front().consumer == r.id) {
+            const tensor& in = *r.inputs[s.sinks.front().input];
+            captured[s.id.index].insert(captured[s.id.index].end(), in.values().begin(), in.values().end());
+            first_reader_batch = in.shape().empty() ? 1 : in.shape()[0];
+          }
+        // A component's constant operands, as its kernel reads them (cast to the operand's format).
+        const node& n = g_[r.id];
+        if (is_component(n))
+          for (std::size_t i = 0; i < n.inputs.size(); ++i)
+            if (!is_stream_input(g_, n, i) && i < stream_input_count(n)) constant_operands_[{r.id.index, i}] = *r.inputs[i];
+      });
+      results.resize(outputs.size());
+      for (std::size_t k = 0; k < outputs.size(); ++k)
+        results[k].insert(results[k].end(), outputs[k].values().begin(), outputs[k].values().end());
+    }
+    samples_ = runs > 1 ? runs : first_reader_batch;
     for (const stream_source& s : sources_) {
       if (!s.top_input) continue;
-      const tensor& t = captured.at(s.id.index);
-      stimulus_.push_back({s.top_input_index, stream_words(t, s.format, s.lanes)});
-      samples_ = t.shape().empty() ? 1 : t.shape()[0];
+      const std::vector<float>& codes = captured.at(s.id.index);
+      stimulus_.push_back({s.top_input_index, stream_words(codes, s.format, s.lanes)});
       info_.inputs.push_back({.name = s.signal(), .node = g_[s.id].name, .format = s.format, .lanes = s.lanes,
-                              .beats = static_cast<std::int64_t>(t.size()) / s.lanes});
+                              .beats = static_cast<std::int64_t>(codes.size()) / s.lanes});
     }
     for (const stream_source& s : sources_)
       for (const sink& k : s.sinks)
         if (k.top_output >= 0) {
-          const tensor& t = results[static_cast<std::size_t>(k.top_output)];
-          expected_.push_back({k.top_output, stream_words(t, s.format, s.lanes)});
+          const std::vector<float>& values = results[static_cast<std::size_t>(k.top_output)];
+          expected_.push_back({k.top_output, stream_words(values, s.format, s.lanes)});
           info_.outputs.push_back({.name = fmt::format("data_out_{}", k.top_output), .node = g_[s.id].name,
                                    .format = s.format, .lanes = s.lanes,
-                                   .beats = static_cast<std::int64_t>(t.size()) / s.lanes});
+                                   .beats = static_cast<std::int64_t>(values.size()) / s.lanes});
         }
     std::sort(info_.outputs.begin(), info_.outputs.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
     info_.samples = samples_;
   }
 
-  static std::string stream_words(const tensor& t, const fixed_fmt& f, std::int64_t lanes) {
-    std::vector<std::int64_t> codes(t.size());
-    for (std::size_t i = 0; i < t.size(); ++i) codes[i] = eval::raw_of(t.data()[i], f.frac);
+  // The samples each testbench input holds (its leading dimension; the same for every input).
+  static std::int64_t stimulus_samples(const ordered_map<tensor>& inputs) {
+    std::int64_t samples = 0;
+    std::string first;
+    for (const auto& [name, t] : inputs) {
+      require(!t.shape().empty(), "emit_verilog: testbench input {} is a scalar; give it a leading sample dimension",
+              name);
+      if (samples == 0) samples = t.shape()[0], first = name;
+      require(t.shape()[0] == samples, "emit_verilog: testbench inputs {} and {} hold {} and {} samples; give each "
+              "input the same number", first, name, samples, t.shape()[0]);
+    }
+    return std::max<std::int64_t>(samples, 1);
+  }
+
+  // Sample `index` of `count` of each input, with a leading dimension of 1.
+  static ordered_map<tensor> sample_of(const ordered_map<tensor>& inputs, std::int64_t index, std::int64_t count) {
+    ordered_map<tensor> one;
+    for (const auto& [name, t] : inputs) {
+      shape s = t.shape();
+      s[0] = 1;
+      tensor part(s);
+      const std::size_t size = t.size() / static_cast<std::size_t>(count);
+      std::copy_n(t.values().begin() + static_cast<std::ptrdiff_t>(size * static_cast<std::size_t>(index)), size,
+                  part.values().begin());
+      one.insert_or_assign(name, std::move(part));
+    }
+    return one;
+  }
+
+  static std::string stream_words(std::span<const float> values, const fixed_fmt& f, std::int64_t lanes) {
+    std::vector<std::int64_t> codes(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) codes[i] = eval::raw_of(values[i], f.frac);
     return rom_file(codes, lanes, f.width);
   }
 
@@ -502,6 +566,7 @@ private:
       info_.linear_layers.push_back({.node = n.name, .macs_per_sample = lin->in_features * lin->out_features *
                                                                          (per_sample(entry_meta(n, "data_in_0")->shape) / lin->in_features),
                                      .multipliers = p0 * p1});
+      info_.dot_product_layers.push_back(info_.linear_layers.back());
       info_.multipliers += p0 * p1;
     } else if (module == "mase_conv2d") {
       const eval::fixed_lowering& l = lowering_of(n);
@@ -512,10 +577,20 @@ private:
         write_text(dir / "rtl" / (n.name + "_bias.hex"), rom_file(l.aligned_bias, 1, l.accumulator_width));
         extra["BIAS_MEMFILE"] = fmt::format("\"rtl/{}_bias.hex\"", n.name);
       }
-      info_.multipliers += param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
+      const std::int64_t lanes = param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
+      const std::int64_t taps = param_int(n, "DATA_IN_0_TENSOR_SIZE_DIM_2") / param_int(n, "GROUPS") *
+                                param_int(n, "KERNEL_X") * param_int(n, "KERNEL_Y");
+      info_.dot_product_layers.push_back(
+          {.node = n.name, .macs_per_sample = per_sample(entry_meta(n, "data_out_0")->shape) * taps, .multipliers = lanes});
+      info_.multipliers += lanes;
     } else if (module == "mase_matmul") {
       extra["ACCUMULATOR_WIDTH"] = fmt::format("{}", lowering_of(n).accumulator_width);
-      info_.multipliers += param_int(n, "DATA_IN_0_PARALLELISM_DIM_0") * param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
+      const std::int64_t multipliers = param_int(n, "DATA_IN_0_PARALLELISM_DIM_0") * param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
+      info_.dot_product_layers.push_back({.node = n.name,
+                                          .macs_per_sample = per_sample(entry_meta(n, "data_out_0")->shape) *
+                                                             param_int(n, "DATA_IN_0_TENSOR_SIZE_DIM_0"),
+                                          .multipliers = multipliers});
+      info_.multipliers += multipliers;
     } else if (module == "mase_batch_norm") {
       const eval::fixed_lowering& l = lowering_of(n);
       extra["ACCUMULATOR_WIDTH"] = fmt::format("{}", l.accumulator_width);
@@ -536,12 +611,25 @@ private:
       extra["EXP_MEMFILE"] = fmt::format("\"rtl/{}_exp.hex\"", n.name);
     } else if (module == "mase_permute") {
       const std::int64_t lanes = param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
-      const shape& in = entry_meta(n, "data_in_0")->shape;
-      const std::vector<std::int64_t> order =
-          n.is<op::index_select>()
-              ? gather_order(n, in, n.op.get_if<op::index_select>()->dim, g_[n.inputs[1]].parameters.at("value"))
-              : permute_order(in, n.op.get_if<op::permute>()->dims);
-      write_text(dir / "rtl" / (n.name + "_order.hex"), rom_file(order, lanes, bits_for(per_sample(in))));
+      const shape& tensor_in = entry_meta(n, "data_in_0")->shape;
+      const shape in = sample_shape(tensor_in, batch_);
+      std::vector<std::int64_t> order;
+      if (const auto* select = n.op.get_if<op::index_select>()) {
+        const std::int64_t d = sample_dim(select->dim, tensor_in, batch_);
+        order = gather_order(in, d, selected_rows(n, in, d, g_[n.inputs[1]].parameters.at("value")));
+      } else if (const auto* cut = n.op.get_if<op::slice>()) {
+        const std::int64_t d = sample_dim(cut->dim, tensor_in, batch_);
+        order = gather_order(in, d, sliced_rows(*cut, in, d, sample_shape(entry_meta(n, "data_out_0")->shape, batch_)[d]));
+      } else {
+        dims permutation = n.op.get_if<op::permute>()->dims;
+        if (in.size() != tensor_in.size()) {  // the added batch dimension stays first
+          dims moved{0};
+          for (std::int64_t d : permutation) moved.push_back(sample_dim(d, tensor_in, batch_));
+          permutation = moved;
+        }
+        order = permute_order(in, permutation);
+      }
+      write_text(dir / "rtl" / (n.name + "_order.hex"), rom_file(order, lanes, bits_for(per_sample(tensor_in))));
       extra["ORDER_MEMFILE"] = fmt::format("\"rtl/{}_order.hex\"", n.name);
     } else if (module == "mase_embedding") {
       // The table as the evaluator's result holds it: the quantized weight in the result's format.
@@ -561,7 +649,8 @@ private:
       const bool constant = param_int(n, "CONSTANT_INPUT") >= 0;
       const auto operand = static_cast<std::size_t>(param_int(n, constant ? "CONSTANT_INPUT" : "BROADCAST_INPUT"));
       std::vector<std::int64_t> order =
-          broadcast_order(entry_meta(n, "data_out_0")->shape, entry_meta(n, data_in_name(operand))->shape);
+          broadcast_order(sample_shape(entry_meta(n, "data_out_0")->shape, batch_),
+                          entry_meta(n, data_in_name(operand))->shape);
       int width = constant ? 0 : bits_for(param_int(n, "BROADCAST_SIZE"));
       if (constant) {
         const fixed_fmt f = fixed_of(n, data_in_name(operand));
@@ -572,6 +661,16 @@ private:
       write_text(dir / "rtl" / (n.name + "_table.hex"), rom_file(order, lanes, width));
       extra["TABLE_MEMFILE"] = fmt::format("\"rtl/{}_table.hex\"", n.name);
       extra["TABLE_WIDTH"] = fmt::format("{}", width);
+    } else if (module == "mase_cat" && param_int(n, "CONSTANT_INPUT") >= 0) {
+      // The constant operand's codes for one sample, in order (it repeats in every sample).
+      const auto operand = static_cast<std::size_t>(param_int(n, "CONSTANT_INPUT"));
+      const fixed_fmt f = fixed_of(n, data_in_name(operand));
+      const tensor& values = constant_operands_.at({g_.id(n.name).index, operand});
+      const std::int64_t lanes = param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
+      std::vector<std::int64_t> codes(static_cast<std::size_t>(param_int(n, "TABLE_BEATS") * lanes));
+      for (std::size_t i = 0; i < codes.size(); ++i) codes[i] = eval::raw_of(values.data()[i], f.frac);
+      write_text(dir / "rtl" / (n.name + "_table.hex"), rom_file(codes, lanes, f.width));
+      extra["TABLE_MEMFILE"] = fmt::format("\"rtl/{}_table.hex\"", n.name);
     } else if (module == "mase_layer_norm") {
       const eval::normalization_rule& rule = *lowering_of(n).normalization_rows;
       const std::int64_t lanes = param_int(n, "DATA_IN_0_PARALLELISM_DIM_0");
@@ -838,6 +937,7 @@ private:
   std::map<std::pair<std::size_t, std::size_t>, tensor> constant_operands_;  // (node, input): its codes' values
   std::vector<std::pair<int, std::string>> stimulus_, expected_;
   std::int64_t samples_ = 0;
+  std::int64_t batch_ = mase::detail::hardware_batch(g_);  // the samples the graph's tensors hold
   emit_info info_;
 };
 

@@ -13,6 +13,11 @@ struct cat {
   static constexpr std::string_view name = "cat";
   using kind = mase::kind::implicit_func;
   static constexpr op_category category = op_category::data_movement;
+  // Quantized, every input takes data_in's format and the result keeps it: hardware joins codes
+  // of one format (a class token before the patch embeddings, branches joined along channels).
+  static constexpr quantizable quantization{};
+  static constexpr result_format_rule result_format = result_format_rule::same_as_input;
+  static constexpr hardware_mapping hardware{.module = "mase_cat", .constant_operands = true};
   static constexpr arity inputs{1, arity::unbounded};
   static constexpr auto attributes() { return std::tuple{attribute("dim", &cat::dim)}; }
 

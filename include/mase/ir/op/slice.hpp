@@ -17,6 +17,9 @@ struct slice {
   using kind = mase::kind::implicit_func;
   static constexpr op_category category = op_category::data_movement;
   static constexpr result_format_rule result_format = result_format_rule::same_as_input;
+  // Along a dimension after the batch: a gather of each sample (nn.MultiheadAttention's packed
+  // projection split into q, k and v).
+  static constexpr hardware_mapping hardware{"mase_permute"};
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return std::tuple{attribute("dim", &slice::dim), attribute("start", &slice::start), attribute("end", &slice::end),
