@@ -372,11 +372,14 @@ struct add_hardware_metadata_pass {
                 "add_hardware_metadata: node {} ({}): the hardware multiplies matrix pairs of equal "
                             "leading dimensions ([..., M, K] · [..., K, N]); broadcast the operands first",
                             n.name, op);
-        require(a.back() % input_lanes(0) == 0 && b.back() % input_lanes(1) == 0,
-                "add_hardware_metadata: node {} ({}): its inputs arrive {} and {} lanes wide, which must "
-                            "divide K = {} and N = {}; lower max_parallelism[0]",
-                            n.name, op, input_lanes(0), input_lanes(1), a.back(), b.back());
+        require(a.back() % input_lanes(0) == 0,
+                "add_hardware_metadata: node {} ({}): its first input arrives {} lanes wide, which must "
+                "divide K = {}; lower max_parallelism[0]",
+                n.name, op, input_lanes(0), a.back());
         out_lanes = largest_divisor_at_most(b.back(), tile_limit);
+        // B arrives at the output's lanes (the emitter converts it): a beat is one word of its
+        // memories.
+        params.insert_or_assign("DATA_IN_1_PARALLELISM_DIM_0", out_lanes);
       } else if (const auto* soft = n.op.get_if<op::softmax>()) {
         // Rows of the last dimension stream one after another, each a whole number of beats.
         const shape& in = detail::entry_meta(n, "data_in_0")->shape;

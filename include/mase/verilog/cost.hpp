@@ -285,9 +285,11 @@ inline component_cost component_cost_of(const node& n, std::int64_t batch) {
     c.cycles_per_sample = pairs * std::max(m * (k / in_lanes) * (cols / out_lanes), k * cols / lanes_b);
     c.multipliers.push_back({in_lanes * out_lanes, x.width, y.width});
     c.memories.push_back({"row buffer", in_lanes * x.width, std::int64_t{2} << bits_for(k / in_lanes), 1, false});
-    c.register_bits = 2 * k * cols * y.width + out_lanes * (acc + out.width) + in_lanes * x.width;
+    // B's two banks: one memory per row residue (k mod in_lanes), a word of out_lanes columns.
+    c.memories.push_back({"B banks", out_lanes * y.width, 2 * k * cols / (in_lanes * out_lanes), in_lanes, false});
+    c.register_bits = in_lanes * out_lanes * y.width + out_lanes * (acc + out.width) + in_lanes * x.width;
     c.adder_bits = out_lanes * in_lanes * acc;
-    c.select_bits = out_lanes * out.width + in_lanes * out_lanes * y.width;  // the B tile's selection
+    c.select_bits = out_lanes * out.width;
   } else if (module == "mase_binary") {
     // At the result's pace; a constant operand's table, or a broadcast operand's order table and
     // its two banks (read at every lane).

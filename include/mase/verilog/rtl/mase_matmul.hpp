@@ -1,12 +1,13 @@
 #pragma once
 // mase_matmul: streaming C = A B of two streams, exact accumulation and one cast; B is held
-// whole in two banks (a word per tile) and A rows in a ping-pong buffer, one P1 x PA tile per cycle.
+// whole in two banks (PA memories, a word of P1 columns per row and tile) and A rows in a
+// ping-pong buffer, one P1 x PA tile per cycle.
 #include <string_view>
 
 namespace mase::verilog::rtl {
 inline constexpr std::string_view mase_matmul = R"sv(// Streaming matrix product C = A * B of two streams (pair j: A_j is M x K, B_j is K x N), with
-// exact accumulation and one output cast. B_j is held whole in one of two banks so
-// B_{j+1} loads while pair j computes; each row of A lands in a two-bank buffer
+// exact accumulation and one output cast. B_j arrives P1 elements per beat (the output's lanes)
+// and is held whole in one of two banks so B_{j+1} loads while pair j computes; each row of A lands in a two-bank buffer
 // (mase_row_buffer). Every cycle mase_tile_accumulate issues one P1 x PA tile of B, read here,
 // and multiply-accumulates it with a chunk of the A row a cycle later, so a row takes
 // (N/P1)*(K/PA) cycles.
@@ -64,7 +65,7 @@ module mase_matmul #(
   // The MASE interface repeats some sizes; they must agree (iverilog/Verilator stop at time 0,
   // yosys refuses the unknown task when the condition is constant-true).
   localparam bit PARAMS_CONSISTENT = DATA_IN_1_TENSOR_SIZE_DIM_1 == K &&
-      DATA_OUT_0_TENSOR_SIZE_DIM_0 == N && K % PA == 0 && N % PB == 0 && N % P1 == 0;
+      DATA_OUT_0_TENSOR_SIZE_DIM_0 == N && K % PA == 0 && PB == P1 && N % P1 == 0;
   initial if (!PARAMS_CONSISTENT) $fatal(1, "mase_matmul: inconsistent size parameters");
 
   // ---- A side: each row of A lands in a two-bank buffer, read a chunk per issued tile.
@@ -89,64 +90,65 @@ module mase_matmul #(
       .read_data (a_chunk)
   );
 
-  // ---- B side: beat s of a matrix holds elements s*PB .. s*PB+PB-1 in row-major order, all of
-  // one row (PB divides N). Tile (g, k) of a bank holds B[k*PA + c][g*P1 + r] at lane r*PA + c,
-  // tile index g*CHUNKS + k (banks one after the other): each element is written where stage 1
-  // reads it, one memory word per tile.
-  localparam int RW = K > 1 ? $clog2(K) : 1;
-  localparam int CW = $clog2(N + 1);
-  localparam int LW = $clog2(P1 * PA + 1);
+  // ---- B side: a beat holds P1 elements of one row of B (the emitter converts B's stream to
+  // the output's lanes), columns g*P1 .. g*P1+P1-1. Row k lands in memory k mod PA, at word
+  // g*CHUNKS + k/PA of the matrix's bank (banks one after the other), so tile (g, chunk) is word
+  // g*CHUNKS + chunk of every memory: one write per beat into one memory and one read of all PA
+  // per tile, each memory a plain simple dual-port RAM (block or distributed RAM).
+  localparam int RESIDUE_W = PA > 1 ? $clog2(PA) : 1;
+  localparam int GW = GROUPS > 1 ? $clog2(GROUPS) : 1;
+  localparam logic [RESIDUE_W-1:0] LAST_RESIDUE = RESIDUE_W'(PA - 1);
+  localparam logic [GW-1:0] LAST_GROUP = GW'(GROUPS - 1);
   logic [1:0] b_bank_full;
   logic b_write_bank, b_read_bank;
   logic [BBW-1:0] b_write_beat;
-  logic [RW-1:0] b_write_row;
-  logic [CW-1:0] b_write_col;  // of the beat's first element
-  logic b_fire, b_matrix_done;
-  logic [TILE_BITS-1:0] b_tiles[0:2*TILES-1];
+  logic [RESIDUE_W-1:0] b_write_residue;  // row mod PA: the memory written
+  logic [GW-1:0] b_write_group;           // the beat's columns / P1
+  logic [TIW-1:0] b_row_address, b_write_address;  // the row's first word, the beat's word
+  logic b_fire, b_matrix_done, b_row_done;
 
   assign data_in_1_ready = !b_bank_full[b_write_bank];
   assign b_fire = data_in_1_valid && data_in_1_ready;
   assign b_matrix_done = b_fire && b_write_beat == LAST_B_BEAT;
+  assign b_row_done = b_write_group == LAST_GROUP;
 
   always_ff @(posedge clk) begin
     if (rst) begin
       b_write_bank <= 1'b0;
       b_write_beat <= '0;
-      b_write_row <= '0;
-      b_write_col <= '0;
+      b_write_residue <= '0;
+      b_write_group <= '0;
+      b_row_address <= '0;
+      b_write_address <= '0;
     end else if (b_fire) begin
       b_write_beat <= b_matrix_done ? '0 : b_write_beat + 1'b1;
-      if (b_matrix_done) b_write_bank <= !b_write_bank;
-      if (b_write_col + CW'(PB) == CW'(N)) begin
-        b_write_col <= '0;
-        b_write_row <= b_matrix_done ? '0 : b_write_row + 1'b1;
+      if (b_matrix_done) begin
+        b_write_bank <= !b_write_bank;
+        b_write_residue <= '0;
+        b_write_group <= '0;
+        b_row_address <= b_write_bank ? '0 : TIW'(TILES);
+        b_write_address <= b_write_bank ? '0 : TIW'(TILES);
+      end else if (b_row_done) begin
+        // The next row: the next memory, and past the last one the next word.
+        b_write_group <= '0;
+        b_write_residue <= b_write_residue == LAST_RESIDUE ? '0 : b_write_residue + 1'b1;
+        if (b_write_residue == LAST_RESIDUE) begin
+          b_row_address <= b_row_address + 1'b1;
+          b_write_address <= b_row_address + 1'b1;
+        end else begin
+          b_write_address <= b_row_address;
+        end
       end else begin
-        b_write_col <= b_write_col + CW'(PB);
+        b_write_group <= b_write_group + 1'b1;
+        b_write_address <= b_write_address + TIW'(CHUNKS);
       end
     end
-  end
-
-  // Where each element of the beat goes (its tile and lane), then one write block for all.
-  logic [PB*TIW-1:0] b_element_tile;
-  logic [PB*LW-1:0] b_element_lane;
-  for (genvar j = 0; j < PB; j++) begin : g_b_place
-    logic [31:0] col, row;  // 32 bits: the arithmetic below in one width
-    assign col = 32'(b_write_col) + 32'(j);
-    assign row = 32'(b_write_row);
-    assign b_element_tile[j*TIW+:TIW] =
-        TIW'((b_write_bank ? 32'(TILES) : 32'd0) + (col / 32'(P1)) * 32'(CHUNKS) + row / 32'(PA));
-    assign b_element_lane[j*LW+:LW] = LW'((col % 32'(P1)) * 32'(PA) + row % 32'(PA));
-  end
-  always_ff @(posedge clk) begin
-    if (b_fire)
-      for (int j = 0; j < PB; j++)
-        b_tiles[b_element_tile[j*TIW+:TIW]][b_element_lane[j*LW+:LW]*B_W+:B_W] <= data_in_1[j*B_W+:B_W];
   end
 
   // ---- Tiles: B's bank is read at each issue; a pair's B bank is freed after its last row.
   logic [MW-1:0] issue_row;
   logic [TIW-1:0] b_tile_index;
-  logic [TILE_BITS-1:0] b_tile;
+  logic [TILE_BITS-1:0] b_tile;  // B[chunk*PA + c][g*P1 + r] at lane r*PA + c
 
   assign pair_issued = row_issued && issue_row == LAST_ROW;
   assign b_tile_index = b_read_bank ? TIW'(TILES) + TIW'(issue_tile) : TIW'(issue_tile);
@@ -170,8 +172,16 @@ module mase_matmul #(
     end
   end
 
-  always_ff @(posedge clk) begin
-    if (issue) b_tile <= b_tiles[b_tile_index];
+  for (genvar c = 0; c < PA; c++) begin : g_b_memory
+    logic [P1*B_W-1:0] words[0:2*TILES-1];
+    logic [P1*B_W-1:0] word;
+    always_ff @(posedge clk) begin
+      if (b_fire && b_write_residue == RESIDUE_W'(c)) words[b_write_address] <= data_in_1;
+      if (issue) word <= words[b_tile_index];
+    end
+    for (genvar r = 0; r < P1; r++) begin : g_lane
+      assign b_tile[(r*PA+c)*B_W+:B_W] = word[r*B_W+:B_W];
+    end
   end
 
   mase_tile_accumulate #(
