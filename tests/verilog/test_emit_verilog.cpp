@@ -359,6 +359,12 @@ TEST_CASE("emit_verilog: a constant and two streams joined by cat, slices and pe
           "parallelism settings",
           "[verilog]") {
   const graph g = class_token_and_packed_heads();
+  // At 2 lanes q keeps whole beats of each row (streamed, mase_slice); k's stride and, at 6
+  // lanes, q's bounds within a beat take the gather (mase_permute).
+  const auto narrow_design = hardware_graph(g, {2, 2, 2, 2});
+  CHECK(narrow_design.at("q").meta.hardware.module == "mase_slice");
+  CHECK(narrow_design.at("k").meta.hardware.module == "mase_permute");
+  CHECK(hardware_graph(g, {4, 8, 4, 4}).at("q").meta.hardware.module == "mase_permute");
   const verilog::emit_info narrow = prove(g, "class_token_2", {2, 2, 2, 2});
   CHECK(std::count(narrow.components.begin(), narrow.components.end(), "sequence_first") == 0);  // wired through
   CHECK(narrow.samples == 6);  // a graph at batch 1 streams the testbench's samples one after another
@@ -450,6 +456,20 @@ std::string file_text(const fs::path& file) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 }  // namespace
+
+TEST_CASE("emit_verilog: testbench inputs that hold different numbers of samples are refused, naming both",
+          "[verilog]") {
+  // masked_softmax is at batch 1, so its reference runs once per sample: each input needs as many.
+  const auto hw = hardware_graph(masked_softmax(), {2, 2, 2, 2}, eight_bit_softmax());
+  const fs::path dir = project_dir("samples_disagree");
+  ordered_map<tensor> inputs;
+  inputs.insert_or_assign("scores", tensor(shape{3, 2, 8, 8}));
+  inputs.insert_or_assign("mask", tensor(shape{2, 8}));
+  CHECK_THROWS_WITH(run(hw, emit_verilog({.project_dir = dir, .inputs = inputs})),
+                    "emit_verilog: testbench inputs scores and mask hold 3 and 2 samples; give each input the same "
+                    "number");
+  CHECK(!fs::exists(dir / "rtl"));  // nothing written
+}
 
 TEST_CASE("emit_verilog: a folder holding a user's files is refused and left byte for byte", "[verilog]") {
   const fs::path dir = project_dir("foreign_folder");

@@ -228,6 +228,28 @@ inline std::int64_t sample_dim(std::int64_t dim, const shape& s, std::int64_t ba
   return batch == 1 ? d + 1 : d;
 }
 
+// A slice whose kept elements are whole beats of a stream `lanes` wide: of every `period` beats
+// (one index of the dimensions before the sliced one), beats first .. first + kept - 1.
+struct beat_slice {
+  std::int64_t period = 0, first = 0, kept = 0;
+};
+
+inline std::optional<beat_slice> slice_by_beats(const node& n, std::int64_t batch, std::int64_t lanes) {
+  const auto* cut = n.op.get_if<op::slice>();
+  if (cut == nullptr || lanes < 1) return std::nullopt;
+  const shape& tensor_in = entry_meta(n, "data_in_0")->shape;
+  const shape in = sample_shape(tensor_in, batch);
+  const shape out = sample_shape(entry_meta(n, "data_out_0")->shape, batch);
+  const std::int64_t d = sample_dim(cut->dim, tensor_in, batch);
+  std::int64_t inner = 1;
+  for (std::int64_t a = d + 1; a < static_cast<std::int64_t>(in.size()); ++a) inner *= in[a];
+  const std::int64_t start = std::clamp<std::int64_t>(cut->start < 0 ? cut->start + in[d] : cut->start, 0, in[d]);
+  if ((cut->step != 1 && out[d] > 1) || out[d] == 0) return std::nullopt;
+  const std::int64_t period = in[d] * inner, first = start * inner, kept = out[d] * inner;
+  if (period % lanes != 0 || first % lanes != 0 || kept % lanes != 0) return std::nullopt;
+  return beat_slice{.period = period / lanes, .first = first / lanes, .kept = kept / lanes};
+}
+
 }  // namespace detail
 
 struct add_hardware_metadata_pass {
@@ -421,10 +443,19 @@ struct add_hardware_metadata_pass {
                 "add_hardware_metadata: node {} ({}): its input and result formats differ; moving elements keeps "
                 "their format",
                 n.name, op);
-        params.insert_or_assign("DATA_IN_0_PARALLELISM_DIM_0", std::int64_t{1});
-        params.insert_or_assign("SAMPLE_SIZE", per_sample(in));
-        params.insert_or_assign("OUT_SAMPLE_SIZE", per_sample(detail::entry_meta(n, "data_out_0")->shape));
-        out_lanes = largest_divisor_at_most(detail::innermost(n, "data_out_0"), stream_limit);
+        if (const std::optional<detail::beat_slice> kept = detail::slice_by_beats(n, batch, input_lanes(0))) {
+          // Whole beats of contiguous positions: passed or dropped as they stream, nothing buffered.
+          h.module = "mase_slice";
+          h.dependence_files = hardware_dependence_files("mase_slice");
+          params.insert_or_assign("PERIOD_BEATS", kept->period);
+          params.insert_or_assign("FIRST_BEAT", kept->first);
+          params.insert_or_assign("KEPT_BEATS", kept->kept);
+        } else {
+          params.insert_or_assign("DATA_IN_0_PARALLELISM_DIM_0", std::int64_t{1});
+          params.insert_or_assign("SAMPLE_SIZE", per_sample(in));
+          params.insert_or_assign("OUT_SAMPLE_SIZE", per_sample(detail::entry_meta(n, "data_out_0")->shape));
+          out_lanes = largest_divisor_at_most(detail::innermost(n, "data_out_0"), stream_limit);
+        }
       } else if (const auto* table = n.op.get_if<op::embedding>()) {
         // Rows of the ROM (the table in the result's format) stream out at the innermost
         // dimension's lanes.

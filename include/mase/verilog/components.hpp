@@ -21,6 +21,7 @@
 #include <mase/verilog/rtl/mase_relu.hpp>
 #include <mase/verilog/rtl/mase_rescale.hpp>
 #include <mase/verilog/rtl/mase_rom.hpp>
+#include <mase/verilog/rtl/mase_slice.hpp>
 #include <mase/verilog/rtl/mase_row_buffer.hpp>
 #include <mase/verilog/rtl/mase_softmax.hpp>
 #include <mase/verilog/rtl/mase_tile_accumulate.hpp>
@@ -65,6 +66,7 @@ inline constexpr std::array component_library{
     component{"mase_relu", rtl::mase_relu},
     component{"mase_rescale", rtl::mase_rescale},
     component{"mase_rom", rtl::mase_rom},
+    component{"mase_slice", rtl::mase_slice},
     component{"mase_row_buffer", rtl::mase_row_buffer},
     component{"mase_softmax", rtl::mase_softmax},  // one row, less than a sample
     component{"mase_tile_accumulate", rtl::mase_tile_accumulate},

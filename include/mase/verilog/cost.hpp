@@ -308,6 +308,11 @@ inline component_cost component_cost_of(const node& n, std::int64_t batch) {
     else c.adder_bits = out_lanes * exact;
     c.register_bits = out_lanes * out.width;
     c.select_bits = out_lanes * out.width;
+  } else if (module == "mase_slice") {
+    // Every input beat in one cycle, the kept ones through the output register.
+    c.cycles_per_sample = stream_cycles;
+    c.register_bits = out_lanes * out.width;
+    c.modelled = false;  // not in the fitted logic model yet
   } else if (module == "mase_cat") {
     // A beat of one operand or the other per cycle; a constant operand's table.
     c.cycles_per_sample = per_sample(entry_meta(n, "data_out_0")->shape) / out_lanes;

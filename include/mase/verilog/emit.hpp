@@ -427,10 +427,10 @@ private:
     for (node_id id : components_) {
       const node& n = g_[id];
       const std::string& module = *n.meta.hardware.module;
-      // Exact by their formats: max keeps it, avg's mean is exact, a permute or gather, a cat and
-      // an embedding only move values, a rescale only moves the point.
-      if (module == "mase_pool2d" || module == "mase_permute" || module == "mase_cat" || module == "mase_embedding" ||
-          module == "mase_rescale")
+      // Exact by their formats: max keeps it, avg's mean is exact, a permute or gather, a slice, a
+      // cat and an embedding only move values, a rescale only moves the point.
+      if (module == "mase_pool2d" || module == "mase_permute" || module == "mase_slice" || module == "mase_cat" ||
+          module == "mase_embedding" || module == "mase_rescale")
         continue;
       require(n.op.builtin_index() >= 0 || ev.runs_bit_exact(id),
               "emit_verilog: node {} ({}) has no bit-exact rule for its formats, so no testbench can check "
