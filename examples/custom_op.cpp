@@ -10,6 +10,7 @@
 // examples/data/make_custom_op_model.py wrote the model and PyTorch's output.
 
 #include <mase/io/onnx.hpp>  // not in mase.hpp: it links the ONNX protobuf library
+#include <mase/io/onnx/importer.hpp>  // the API of a converter
 #include <mase/mase.hpp>
 #include <mase/verilog.hpp>
 

@@ -7,13 +7,15 @@
 #   tools/compile_budget.sh [-n REPEATS] [-f "FLAGS"] [SUBJECT...]
 #
 # SUBJECT is a header below include/ (mase/ir.hpp) or a .cpp file, with "+compiled" appended to
-# compile it in the compiled mode (-DMASE_SEPARATE_COMPILATION, as linking mase::compiled does);
+# compile it in the compiled mode (-DMASE_SEPARATE_COMPILATION -DMASE_ONNX_SEPARATE_COMPILATION,
+# as linking mase::onnx_compiled does);
 # by default every umbrella, and tutorial_1 both ways. Each subject is compiled REPEATS times (default 3) and its fastest time is kept;
 # peak memory is the largest resident set of those runs. CXX picks the compiler (default g++).
 set -euo pipefail
 
 repeats=3
-flags="-std=c++20 -O2"
+# ONNX_* as Debian's onnx_proto target defines them: tutorial_1 imports ONNX.
+flags="-std=c++20 -O2 -DONNX_ML=1 -DONNX_NAMESPACE=onnx"
 while getopts "n:f:" option; do
   case "$option" in
     n) repeats="$OPTARG" ;;
@@ -64,7 +66,7 @@ printf "%-28s %8s %8s %9s %8s\n" subject seconds ratio "peak MB" ratio
 printf "%-28s %8.2f %8.2f %9.0f %8.2f\n" "Eigen/Dense" "$base_seconds" 1 "$((base_kilobytes / 1024))" 1
 for subject in "${subjects[@]}"; do
   extra=""
-  if [[ "$subject" == *+compiled ]]; then extra="-DMASE_SEPARATE_COMPILATION"; fi
+  if [[ "$subject" == *+compiled ]]; then extra="-DMASE_SEPARATE_COMPILATION -DMASE_ONNX_SEPARATE_COMPILATION"; fi
   read -r seconds kilobytes < <(measure "$(source_for "${subject%+compiled}")" "$extra")
   printf "%-28s %8.2f %8.2f %9.0f %8.2f\n" "${subject#"$root/"}" "$seconds" \
     "$(awk "BEGIN{print $seconds / $base_seconds}")" "$((kilobytes / 1024))" \

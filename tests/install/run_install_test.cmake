@@ -16,3 +16,4 @@ run(${CMAKE_COMMAND} -S ${MASE_SOURCE_DIR}/tests/install/consumer -B ${WORK_DIR}
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${WORK_DIR}/build/consumer)
 run(${WORK_DIR}/build/consumer_compiled)
+run(${WORK_DIR}/build/consumer_onnx_compiled ${MASE_SOURCE_DIR}/examples/data/mlp_784_256_64_10.onnx ${WORK_DIR}/onnx_out)

@@ -3,6 +3,8 @@
 // hand, and every error path the importer promises.
 #include <mase/eval/evaluator.hpp>
 #include <mase/io/onnx.hpp>
+#include <mase/io/onnx/importer.hpp>      // the converter API
+#include <mase/io/onnx/tensor_proto.hpp>  // ModelProto, read_tensor_proto
 #include <mase/io/onnx_backend_test.hpp>
 #include <mase/pass/raise_granularity.hpp>
 

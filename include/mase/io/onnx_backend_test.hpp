@@ -11,6 +11,7 @@
 
 #include <mase/eval/evaluator.hpp>
 #include <mase/io/onnx.hpp>
+#include <mase/io/onnx/tensor_proto.hpp>  // the ModelProto, read before importing
 
 #include <algorithm>
 #include <cmath>

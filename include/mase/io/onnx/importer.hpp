@@ -14,6 +14,7 @@
 // nothing reads are dropped at the end.
 
 #include <mase/core/error.hpp>
+#include <mase/io/onnx/api.hpp>
 #include <mase/core/ordered_map.hpp>
 #include <mase/core/tensor.hpp>
 #include <mase/eval/kernels.hpp>
@@ -40,69 +41,6 @@
 #include <onnx/onnx_pb.h>
 
 namespace mase::onnx {
-
-// Some graph inputs feed a slot mase needs as a constant (Conv's weight, Reshape's shape, …).
-// Binding them with import_options::constant_inputs makes the model importable; the ONNX
-// backend tests give such weights as inputs.
-class needs_constant_inputs : public unsupported {
-public:
-  needs_constant_inputs(std::string message, std::vector<std::string> names)
-      : unsupported(std::move(message)), inputs(std::move(names)) {}
-  std::vector<std::string> inputs;
-};
-
-// The data given for graph inputs does not fit the model: its rank or a fixed dimension differs
-// from the file's, or two inputs give one symbolic dimension different sizes. `inputs` names the
-// graph inputs concerned, so a tool can say which files it read them from.
-class input_data_mismatch : public error {
-public:
-  input_data_mismatch(std::string message, std::vector<std::string> names)
-      : error(std::move(message)), inputs(std::move(names)) {}
-  std::vector<std::string> inputs;
-};
-
-namespace detail {
-class importer;
-}
-// The importer as converters see it (its public part is their API: inputs, attributes, emit).
-using importer = detail::importer;
-// A user's converter for one ONNX op type: reads the node through the importer and emits mase
-// ops for it (io/onnx/converters.hpp's are the examples; docs/extending.md).
-using user_converter = std::function<void(importer&)>;
-
-struct import_options {
-  // By ONNX input name: the shape to use, replacing the file's (which may be symbolic).
-  ordered_map<shape> input_shapes{};
-  // By ONNX input name: the shape of the data the model will be run on. Symbolic dimensions take
-  // their sizes from it (a named one, such as "batch", gets one size across all inputs, so an
-  // input given no data still gets it); fixed dimensions must agree with it
-  // (input_data_mismatch). Names that are not graph inputs are ignored: the caller reports them.
-  // input_shapes wins for an input named in both.
-  ordered_map<shape> data_shapes{};
-  // By ONNX input name: graph inputs to treat as constants with these values.
-  ordered_map<tensor> constant_inputs{};
-  // The user's converters, by op type: "HardShrink" for ONNX's own domain, "com.example.MyOp"
-  // (domain, '.', op type) for another. One for an op mase converts replaces mase's.
-  ordered_map<user_converter> converters{};
-};
-
-// A graph input or output: its ONNX name and the mase node that carries it.
-struct port {
-  std::string onnx_name;
-  std::string node;
-};
-
-struct imported_model {
-  mase::graph graph;
-  std::vector<port> inputs;   // placeholders, in the file's order
-  std::vector<port> outputs;  // the output node's inputs, in the file's order
-  std::int64_t opset = 0;
-  std::string producer;
-};
-
-// The ONNX opsets whose operator semantics the converters implement.
-inline constexpr std::int64_t min_opset = 7;
-inline constexpr std::int64_t max_opset = 17;
 
 namespace detail {
 

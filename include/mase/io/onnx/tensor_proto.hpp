@@ -7,11 +7,15 @@
 #include <mase/core/error.hpp>
 #include <mase/core/shape.hpp>
 #include <mase/core/tensor.hpp>
+#include <mase/io/onnx/api.hpp>
 
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <string>
@@ -23,12 +27,21 @@
 
 namespace mase::onnx {
 
-// The model uses something mase cannot represent (an op, an attribute value, an element type,
-// an opset). The conformance runner counts these as skipped, not failed.
-class unsupported : public error {
-public:
-  using error::error;
-};
+namespace detail {
+
+// A whole file's bytes; `what` names it in errors ("ONNX model").
+inline std::string read_file(const std::filesystem::path& file, std::string_view what) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec))
+    throw error(fmt::format("{}: no such {} (not a regular file)", file.string(), what));
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw error(fmt::format("{}: cannot open the {}", file.string(), what));
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw error(fmt::format("{}: reading the {} failed", file.string(), what));
+  return bytes;
+}
+
+}  // namespace detail
 
 // The element type names ONNX uses in its documentation ("float", "int64", …).
 inline std::string_view element_type_name(int type) {
