@@ -1,7 +1,7 @@
 // Checkpoints: a graph saved to <stem>.json + <stem>.safetensors reads back equal, bit for bit;
 // the safetensors bytes follow the published layout; every kind of damage is a mase::error that
 // names the problem; saving never leaves temporaries or half-written files behind.
-#include <mase/io/checkpoint.hpp>
+#include <mase/io/checkpoint/codec.hpp>  // checkpoint_detail, beside the entry points
 
 #include <catch2/catch.hpp>
 
@@ -33,7 +33,7 @@ mase::tensor counting(const mase::shape& s, float start) {
   return t;
 }
 
-// The checkpoint's pairing hash, from its definition in checkpoint.hpp's comment: FNV-1a 64
+// The checkpoint's pairing hash, from its definition in io/checkpoint/codec.hpp's comment: FNV-1a 64
 // over little-endian 8-byte words, the last zero-padded, then the byte count. Written
 // independently of the library's streaming version.
 std::uint64_t fnv1a64_words(std::string_view bytes) {
