@@ -243,7 +243,7 @@ inline std::optional<beat_slice> slice_by_beats(const node& n, std::int64_t batc
   const std::int64_t d = sample_dim(cut->dim, tensor_in, batch);
   std::int64_t inner = 1;
   for (std::int64_t a = d + 1; a < static_cast<std::int64_t>(in.size()); ++a) inner *= in[a];
-  const std::int64_t start = std::clamp<std::int64_t>(cut->start < 0 ? cut->start + in[d] : cut->start, 0, in[d]);
+  const std::int64_t start = cut->first_index(in[d]);
   if ((cut->step != 1 && out[d] > 1) || out[d] == 0) return std::nullopt;
   const std::int64_t period = in[d] * inner, first = start * inner, kept = out[d] * inner;
   if (period % lanes != 0 || first % lanes != 0 || kept % lanes != 0) return std::nullopt;

@@ -45,6 +45,9 @@ struct component {
   // How many samples it may hold before its output appears (its input banks and output register):
   // a fork's FIFOs are sized from the sum along a branch.
   std::int64_t samples_held = 1;
+  // Exact by its formats alone: it only moves values (or the binary point), or its formats make
+  // its arithmetic exact, so it needs no integer rule in the bit-exact evaluator.
+  bool exact_by_formats = false;
 };
 
 // mase's modules (an op's hardware facet names one; the emitter adds the internal ones).
@@ -52,21 +55,21 @@ inline constexpr std::array component_library{
     component{"mase_batch_norm", rtl::mase_batch_norm},
     component{"mase_binary", rtl::mase_binary},
     component{"mase_cast", rtl::mase_cast},
-    component{"mase_cat", rtl::mase_cat},
+    component{"mase_cat", rtl::mase_cat, 1, true},
     component{"mase_conv2d", rtl::mase_conv2d, 2},  // the two-bank sample buffer
-    component{"mase_embedding", rtl::mase_embedding},
+    component{"mase_embedding", rtl::mase_embedding, 1, true},
     component{"mase_fifo", rtl::mase_fifo},
     component{"mase_lanes", rtl::mase_lanes},
     component{"mase_layer_norm", rtl::mase_layer_norm},  // one row, less than a sample
     component{"mase_linear", rtl::mase_linear, 3},  // two input banks, the output register
     component{"mase_lut", rtl::mase_lut},
     component{"mase_matmul", rtl::mase_matmul, 3},  // as mase_linear
-    component{"mase_permute", rtl::mase_permute, 2},  // a sample in each bank
-    component{"mase_pool2d", rtl::mase_pool2d, 2},  // as mase_conv2d
+    component{"mase_permute", rtl::mase_permute, 2, true},  // a sample in each bank
+    component{"mase_pool2d", rtl::mase_pool2d, 2, true},  // as mase_conv2d; an average only of 2^a
     component{"mase_relu", rtl::mase_relu},
-    component{"mase_rescale", rtl::mase_rescale},
+    component{"mase_rescale", rtl::mase_rescale, 1, true},
     component{"mase_rom", rtl::mase_rom},
-    component{"mase_slice", rtl::mase_slice},
+    component{"mase_slice", rtl::mase_slice, 1, true},
     component{"mase_row_buffer", rtl::mase_row_buffer},
     component{"mase_softmax", rtl::mase_softmax},  // one row, less than a sample
     component{"mase_tile_accumulate", rtl::mase_tile_accumulate},

@@ -240,8 +240,7 @@ inline std::vector<std::int64_t> selected_rows(const node& n, const shape& in, s
 
 // The rows a slice keeps along dimension d of `in` (its result has `count` of them).
 inline std::vector<std::int64_t> sliced_rows(const op::slice& cut, const shape& in, std::int64_t d, std::int64_t count) {
-  std::int64_t first = cut.start < 0 ? cut.start + in[d] : cut.start;
-  first = std::clamp<std::int64_t>(first, 0, in[d]);
+  const std::int64_t first = cut.first_index(in[d]);
   std::vector<std::int64_t> rows;
   for (std::int64_t i = 0; i < count; ++i) rows.push_back(first + i * cut.step);
   return rows;
@@ -427,11 +426,8 @@ private:
     for (node_id id : components_) {
       const node& n = g_[id];
       const std::string& module = *n.meta.hardware.module;
-      // Exact by their formats: max keeps it, avg's mean is exact, a permute or gather, a slice, a
-      // cat and an embedding only move values, a rescale only moves the point.
-      if (module == "mase_pool2d" || module == "mase_permute" || module == "mase_slice" || module == "mase_cat" ||
-          module == "mase_embedding" || module == "mase_rescale")
-        continue;
+      // Pools, permutes, slices, cats, embeddings and rescales (component::exact_by_formats).
+      if (const component* c = find_component(module); c != nullptr && c->exact_by_formats) continue;
       require(n.op.builtin_index() >= 0 || ev.runs_bit_exact(id),
               "emit_verilog: node {} ({}) has no bit-exact rule for its formats, so no testbench can check "
                           "its component; give its type a member std::optional<mase::eval::bit_exact_kernel> "

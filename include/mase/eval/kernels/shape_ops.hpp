@@ -367,11 +367,7 @@ void float_kernel(const op::slice& op, const Args& args) {
   shape_ops_detail::check_shapes(op, args);
   const tensor& x = args.input(0);
   const int d = shape_rules::normalize_dim(op.dim, x.rank());
-  // The start as the shape rule clamps it: negative counts from the end, then into [0, length].
-  const std::int64_t length = x.shape()[d];
-  std::int64_t start = op.start < 0 ? op.start + length : op.start;
-  start = std::clamp<std::int64_t>(start, 0, length);
-  shape_ops_detail::slice_into(x, args.output(0), d, start, op.step);
+  shape_ops_detail::slice_into(x, args.output(0), d, op.first_index(x.shape()[d]), op.step);
 }
 
 // torch.gather: y[i0, …, i_d, …] = x[i0, …, index[i0, …, i_d, …], …]. The index tensor holds

@@ -32,17 +32,20 @@ struct slice {
     const int d = shape_rules::normalize_dim(dim, x.size());
     if (d < 0) return shape_error("slice: dim is out of range for the input");
     if (step < 1) return shape_error("slice: step must be at least 1");
-    const std::int64_t length = x[d];
-    const auto clamp = [length](std::int64_t i) {
-      if (i < 0) i += length;
-      return i < 0 ? 0 : i > length ? length : i;
-    };
-    const std::int64_t from = clamp(start);
-    const std::int64_t to = clamp(end);
+    const std::int64_t from = first_index(x[d]);
+    const std::int64_t to = bound_index(end, x[d]);
     shape out = x;
     // Counted without forming to - from + step - 1, which could overflow for a huge step.
     out[d] = to <= from ? 0 : (to - from - 1) / step + 1;
     return shape_ok(out);
+  }
+  // The first index kept along a dimension of `length` (the shape rule's, the kernel's and the
+  // hardware's).
+  constexpr std::int64_t first_index(std::int64_t length) const noexcept { return bound_index(start, length); }
+  // Python's rule for a bound: a negative one counts from the end, then it is clamped to [0, length].
+  static constexpr std::int64_t bound_index(std::int64_t i, std::int64_t length) noexcept {
+    if (i < 0) i += length;
+    return i < 0 ? 0 : i > length ? length : i;
   }
   constexpr bool operator==(const slice&) const = default;
 };
