@@ -306,6 +306,18 @@ struct add_hardware_metadata_pass {
                 "which keeps the codes and moves the point; this one divides by {}",
                 n.name, op, g[n.inputs[1]].name);
       }
+      // Checked before the result's format, which quantize leaves unset (float) for such a pool.
+      if (const auto* avgp = n.op.get_if<op::avg_pool2d>()) {
+        // The hardware sums the window; that is the mean only in the exact format quantize gives it.
+        require(mase::detail::exact_mean_format(n, format(detail::hardware_format(n, "data_in_0"))).has_value(),
+                "add_hardware_metadata: node {} (avg_pool2d): only a window whose divisor is the same "
+                "power of two everywhere has hardware (the mean is then exact); this one divides by {}{}",
+                n.name,
+                avgp->divisor_override != 0
+                    ? avgp->divisor_override
+                    : detail::window_dim(avgp->kernel_size, 0, 1) * detail::window_dim(avgp->kernel_size, 1, 1),
+                avgp->ceil_mode ? " with ceil_mode" : "");
+      }
       for (std::size_t i = 0; i < stream_input_count(n); ++i) {
         if (!is_stream_input(g, n, i)) continue;  // a constant operand: its table has the result's lanes
         const node& producer = g[n.inputs[i]];
@@ -360,15 +372,7 @@ struct add_hardware_metadata_pass {
         params.insert_or_assign("MODE", std::int64_t{0});
         add_window_parameters(params, maxp->kernel_size, maxp->stride.empty() ? maxp->kernel_size : maxp->stride,
                               maxp->padding, maxp->dilation);
-      } else if (const auto* avgp = n.op.get_if<op::avg_pool2d>()) {
-        // The hardware sums the window; that is the mean only in the exact format quantize gives it.
-        const std::optional<fixed_fmt> mean = mase::detail::exact_mean_format(n, format(detail::hardware_format(n, "data_in_0")));
-        require(mean.has_value(),
-                "add_hardware_metadata: node {} (avg_pool2d): only a window whose divisor is the same "
-                            "power of two everywhere has hardware (the mean is then exact); this one divides by {}{}",
-                            n.name,
-                            detail::window_dim(avgp->kernel_size, 0, 1) * detail::window_dim(avgp->kernel_size, 1, 1),
-                            avgp->ceil_mode ? " with ceil_mode" : "");
+      } else if (const auto* avgp = n.op.get_if<op::avg_pool2d>()) {  // its divisor checked above
         out_lanes = largest_divisor_at_most(detail::innermost(n, "data_out_0"), stream_limit);
         params.insert_or_assign("MODE", std::int64_t{1});
         add_window_parameters(params, avgp->kernel_size, avgp->stride.empty() ? avgp->kernel_size : avgp->stride,
