@@ -1,0 +1,111 @@
+#pragma once
+// The integer definition of a mean (global average pooling, torch.mean over spatial dimensions,
+// an average pool of any divisor): the exact sum of `count` codes with F_x fraction bits, cast
+// into a format of F_o fraction bits with one floor,
+//   S = Σ x                                       (exact)
+//   y = saturate(⌊S · 2^(F_o − F_x) / count⌋)     (floor towards −∞, then the format's clamp)
+// which is hardware_cast_raw of the exact rational mean: |y − mean| < 2^−F_o unless y saturates.
+//
+// Hardware divides by the constant with one multiply and one shift. With the numerator
+// N = S · 2^max(0, F_o − F_x) and the divisor D = count · 2^max(0, F_x − F_o), ⌊S·2^(F_o−F_x) /
+// count⌋ = ⌊N / D⌋. N is first offset by B, the smallest multiple of D that is at least −N_min,
+// so that N + B ≥ 0 and ⌊N / D⌋ = ⌊(N + B) / D⌋ − B / D. Then with M = ⌈2^s / D⌉ and
+// e = M·D − 2^s (0 ≤ e < D), writing N + B = q·D + r (0 ≤ r < D):
+//   (N + B) · M / 2^s = q + r / D + (N + B) · e / (D · 2^s),
+// and the last two terms stay below 1 when (N + B) · e < 2^s, because r ≤ D − 1. So
+// ⌊(N + B) · M / 2^s⌋ = q for every N + B ≤ U when U · e < 2^s; s is the smallest such shift.
+
+#include <mase/core/error.hpp>
+#include <mase/eval/fixed_rules.hpp>
+#include <mase/format/fixed.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <limits>
+
+#include <fmt/format.h>
+
+namespace mase::eval {
+
+__extension__ using uint128 = unsigned __int128;  // the reciprocal's products (GCC and Clang)
+
+// ⌊n / d⌋ for d > 0, rounding towards −∞ (C++'s division truncates towards 0).
+constexpr std::int64_t floor_divide(std::int64_t n, std::int64_t d) noexcept {
+  const std::int64_t q = n / d;
+  return (n % d != 0 && n < 0) ? q - 1 : q;
+}
+
+struct mean_rule {
+  std::int64_t count = 1;
+  int input_frac = 0;
+  fixed_fmt output{};
+  int sum_width = 0;                // S's two's-complement width: W_x + ⌈log2 count⌉
+  int numerator_shift = 0;          // N = S · 2^numerator_shift
+  std::int64_t divisor = 1;         // D
+  std::int64_t offset = 0;          // B: a multiple of D, N + B ≥ 0
+  std::int64_t offset_quotient = 0; // B / D
+  std::int64_t largest_offset_numerator = 0;  // U: the largest N + B
+  std::int64_t multiplier = 1;      // M = ⌈2^shift / D⌉
+  int shift = 0;                    // s
+
+  // The definition: the floor of the exact quotient, saturated to the output format.
+  constexpr std::int64_t apply(std::int64_t sum) const noexcept {
+    return saturate(floor_divide(sum * (std::int64_t{1} << numerator_shift), divisor));
+  }
+  // The hardware's steps: offset, multiply, shift, remove the offset's quotient, saturate.
+  constexpr std::int64_t apply_by_reciprocal(std::int64_t sum) const noexcept {
+    const auto positive = static_cast<uint128>(sum * (std::int64_t{1} << numerator_shift) + offset);
+    const auto quotient = static_cast<std::int64_t>((positive * static_cast<uint128>(multiplier)) >> shift);
+    return saturate(quotient - offset_quotient);
+  }
+  // Bits of the hardware's product (N + B) · M.
+  constexpr int product_width() const noexcept {
+    return std::bit_width(static_cast<std::uint64_t>(largest_offset_numerator)) +
+           std::bit_width(static_cast<std::uint64_t>(multiplier));
+  }
+
+private:
+  constexpr std::int64_t saturate(std::int64_t q) const noexcept {
+    const integer_range range = output.saturation_range();
+    return q < range.lo ? range.lo : (q > range.hi ? range.hi : q);
+  }
+};
+
+// The rule for means of `count` codes of `input` into `output`; an error when the numbers need
+// more than 64-bit integers (the numerator) or 126-bit products.
+inline mean_rule make_mean_rule(const fixed_fmt& input, const fixed_fmt& output, std::int64_t count) {
+  require(count >= 1, "mean: the count of averaged values must be at least 1 (got {})", count);
+  mean_rule r{.count = count, .input_frac = input.frac, .output = output};
+  r.sum_width = input.width + (count <= 1 ? 0 : std::bit_width(static_cast<std::uint64_t>(count - 1)));
+  r.numerator_shift = std::max(0, output.frac - input.frac);
+  const int divisor_shift = std::max(0, input.frac - output.frac);
+  require(r.sum_width + r.numerator_shift <= 62 && std::bit_width(static_cast<std::uint64_t>(count)) + divisor_shift <= 62,
+          "mean: a mean of {} values of {} bits into {} fraction bits (from {}) needs more than 64-bit integers; "
+          "use narrower formats",
+          count, input.width, output.frac, input.frac);
+  r.divisor = count << divisor_shift;
+  const integer_range codes = range_of(input.width, input.is_signed);
+  const std::int64_t numerator_min = codes.lo * count * (std::int64_t{1} << r.numerator_shift);
+  const std::int64_t numerator_max = codes.hi * count * (std::int64_t{1} << r.numerator_shift);
+  r.offset_quotient = numerator_min >= 0 ? 0 : (-numerator_min + r.divisor - 1) / r.divisor;
+  r.offset = r.offset_quotient * r.divisor;
+  r.largest_offset_numerator = numerator_max + r.offset;
+  using u128 = uint128;
+  const auto u = static_cast<u128>(r.largest_offset_numerator);
+  for (int s = 0; s <= 126; ++s) {
+    const u128 power = u128{1} << s;
+    const u128 m = (power + static_cast<u128>(r.divisor) - 1) / static_cast<u128>(r.divisor);
+    if (m > static_cast<u128>(std::numeric_limits<std::int64_t>::max())) break;
+    const u128 excess = m * static_cast<u128>(r.divisor) - power;
+    if (u * excess < power) {
+      r.multiplier = static_cast<std::int64_t>(m);
+      r.shift = s;
+      return r;
+    }
+  }
+  throw error(fmt::format("mean: no 64-bit reciprocal divides by {} exactly over {}-bit numerators; use narrower formats",
+                          r.divisor, std::bit_width(static_cast<std::uint64_t>(r.largest_offset_numerator))));
+}
+
+}  // namespace mase::eval

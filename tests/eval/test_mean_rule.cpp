@@ -1,0 +1,111 @@
+// The mean's integer rule (eval/mean_rule.hpp) against the definition of the floor, checked in
+// exact integer arithmetic over every sum the inputs can produce, and the hardware's reciprocal
+// multiply against the rule.
+#include <mase/eval/mean_rule.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+using namespace mase;
+using namespace mase::eval;
+
+namespace {
+
+__extension__ using int128 = __int128;
+
+fixed_fmt fmt_of(int width, int frac) { return fixed_fmt{.width = width, .frac = frac}; }
+
+// The definition checked without division: q is ⌊S·2^a / (count·2^b)⌋ exactly when
+// q·D ≤ N < (q + 1)·D, then the output format's clamp.
+std::int64_t expected_mean(std::int64_t sum, std::int64_t count, int input_frac, const fixed_fmt& out) {
+  const int up = std::max(0, out.frac - input_frac), down = std::max(0, input_frac - out.frac);
+  const int128 n = int128{sum} << up, d = int128{count} << down;
+  // Start from the truncated quotient and step to the floor.
+  int128 q = n / d;
+  while (q * d > n) --q;
+  while ((q + 1) * d <= n) ++q;
+  const integer_range range = out.saturation_range();
+  return q < range.lo ? range.lo : (q > range.hi ? range.hi : static_cast<std::int64_t>(q));
+}
+
+}  // namespace
+
+TEST_CASE("floor_divide rounds towards minus infinity", "[mean]") {
+  CHECK(floor_divide(7, 2) == 3);
+  CHECK(floor_divide(-7, 2) == -4);
+  CHECK(floor_divide(-8, 2) == -4);
+  CHECK(floor_divide(0, 9) == 0);
+  CHECK(floor_divide(-1, 9) == -1);
+}
+
+TEST_CASE("the mean rule is the floor of the exact mean, and the reciprocal multiply reproduces it for every sum",
+          "[mean]") {
+  struct setting {
+    fixed_fmt input, output;
+    std::int64_t count;
+  };
+  // Global average pools of 3x3, 7x7 and 6x6 maps, pools of 3 and 5, a power of two; the output
+  // with fewer, as many and more fraction bits than the input; a symmetric output.
+  fixed_fmt symmetric = fmt_of(8, 4);
+  symmetric.ovf = overflow::saturate_symmetric;
+  const std::vector<setting> settings{
+      {fmt_of(8, 4), fmt_of(8, 4), 9},   {fmt_of(8, 4), fmt_of(8, 6), 49},  {fmt_of(8, 3), fmt_of(6, 1), 36},
+      {fmt_of(8, 5), fmt_of(10, 8), 3},  {fmt_of(6, 2), fmt_of(8, 7), 5},   {fmt_of(8, 4), fmt_of(8, 4), 16},
+      {fmt_of(4, 0), fmt_of(4, 0), 7},   {fmt_of(8, 4), symmetric, 25},     {fmt_of(10, 6), fmt_of(12, 6), 196},
+      {fmt_of(8, 7), fmt_of(8, 0), 1},
+  };
+  for (const setting& s : settings) {
+    const mean_rule rule = make_mean_rule(s.input, s.output, s.count);
+    INFO("count " << s.count << ", input fraction " << s.input.frac << ", output " << s.output.width << "."
+                  << s.output.frac << ": M = " << rule.multiplier << ", s = " << rule.shift);
+    // The header's condition, which makes the multiply exact, and its minimality.
+    const auto excess = [&](int shift) {
+      const uint128 power = uint128{1} << shift;
+      const uint128 m = (power + static_cast<uint128>(rule.divisor) - 1) / static_cast<uint128>(rule.divisor);
+      return std::pair{m * static_cast<uint128>(rule.divisor) - power, power};
+    };
+    const auto [e, power] = excess(rule.shift);
+    CHECK(static_cast<uint128>(rule.largest_offset_numerator) * e < power);
+    if (rule.shift > 0) {
+      const auto [e_less, power_less] = excess(rule.shift - 1);
+      CHECK_FALSE(static_cast<uint128>(rule.largest_offset_numerator) * e_less < power_less);
+    }
+    const integer_range codes = range_of(s.input.width, true);
+    std::int64_t mismatches = 0, reciprocal_mismatches = 0;
+    for (std::int64_t sum = codes.lo * s.count; sum <= codes.hi * s.count; ++sum) {
+      const std::int64_t want = expected_mean(sum, s.count, s.input.frac, s.output);
+      mismatches += rule.apply(sum) != want;
+      reciprocal_mismatches += rule.apply_by_reciprocal(sum) != want;
+    }
+    CHECK(mismatches == 0);
+    CHECK(reciprocal_mismatches == 0);
+  }
+}
+
+TEST_CASE("the mean rule holds for wide formats at random sums and at the extremes", "[mean]") {
+  const fixed_fmt input = fmt_of(16, 10), output = fmt_of(16, 12);
+  for (const std::int64_t count : {std::int64_t{49}, std::int64_t{3136}, std::int64_t{12544}}) {
+    const mean_rule rule = make_mean_rule(input, output, count);
+    INFO("count " << count << ": product of " << rule.product_width() << " bits");
+    const integer_range codes = range_of(16, true);
+    std::mt19937_64 random(static_cast<std::uint64_t>(count));
+    std::uniform_int_distribution<std::int64_t> sums(codes.lo * count, codes.hi * count);
+    std::vector<std::int64_t> probes{codes.lo * count, codes.hi * count, 0, -1, 1, count - 1, -count};
+    for (int i = 0; i < 200000; ++i) probes.push_back(sums(random));
+    std::int64_t mismatches = 0;
+    for (const std::int64_t sum : probes) {
+      const std::int64_t want = expected_mean(sum, count, input.frac, output);
+      mismatches += rule.apply(sum) != want || rule.apply_by_reciprocal(sum) != want;
+    }
+    CHECK(mismatches == 0);
+  }
+}
+
+TEST_CASE("a mean whose numbers outgrow 64-bit integers is refused", "[mean]") {
+  CHECK_THROWS_WITH(make_mean_rule(fmt_of(48, 0), fmt_of(16, 20), 1 << 20),
+                    Catch::Contains("needs more than 64-bit integers; use narrower formats"));
+  CHECK_THROWS_WITH(make_mean_rule(fmt_of(8, 0), fmt_of(8, 0), 0), Catch::Contains("at least 1"));
+}
