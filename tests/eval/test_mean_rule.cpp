@@ -14,8 +14,6 @@ using namespace mase::eval;
 
 namespace {
 
-__extension__ using int128 = __int128;
-
 fixed_fmt fmt_of(int width, int frac) { return fixed_fmt{.width = width, .frac = frac}; }
 
 // The definition checked without division: q is ⌊S·2^a / (count·2^b)⌋ exactly when

@@ -16,6 +16,7 @@
 // ⌊(N + B) · M / 2^s⌋ = q for every N + B ≤ U when U · e < 2^s; s is the smallest such shift.
 
 #include <mase/core/error.hpp>
+#include <mase/eval/fixed_functions.hpp>
 #include <mase/eval/fixed_rules.hpp>
 #include <mase/format/fixed.hpp>
 
@@ -28,7 +29,7 @@
 
 namespace mase::eval {
 
-__extension__ using uint128 = unsigned __int128;  // the reciprocal's products (GCC and Clang)
+__extension__ using uint128 = unsigned __int128;  // the reciprocal's products (int128's unsigned twin)
 
 // ⌊n / d⌋ for d > 0, rounding towards −∞ (C++'s division truncates towards 0).
 constexpr std::int64_t floor_divide(std::int64_t n, std::int64_t d) noexcept {
@@ -77,7 +78,7 @@ private:
 inline mean_rule make_mean_rule(const fixed_fmt& input, const fixed_fmt& output, std::int64_t count) {
   require(count >= 1, "mean: the count of averaged values must be at least 1 (got {})", count);
   mean_rule r{.count = count, .input_frac = input.frac, .output = output};
-  r.sum_width = input.width + (count <= 1 ? 0 : std::bit_width(static_cast<std::uint64_t>(count - 1)));
+  r.sum_width = input.width + ceil_log2(count);
   r.numerator_shift = std::max(0, output.frac - input.frac);
   const int divisor_shift = std::max(0, input.frac - output.frac);
   require(r.sum_width + r.numerator_shift <= 62 && std::bit_width(static_cast<std::uint64_t>(count)) + divisor_shift <= 62,

@@ -312,11 +312,7 @@ struct add_hardware_metadata_pass {
         require(mase::detail::exact_mean_format(n, format(detail::hardware_format(n, "data_in_0"))).has_value(),
                 "add_hardware_metadata: node {} (avg_pool2d): only a window whose divisor is the same "
                 "power of two everywhere has hardware (the mean is then exact); this one divides by {}{}",
-                n.name,
-                avgp->divisor_override != 0
-                    ? avgp->divisor_override
-                    : detail::window_dim(avgp->kernel_size, 0, 1) * detail::window_dim(avgp->kernel_size, 1, 1),
-                avgp->ceil_mode ? " with ceil_mode" : "");
+                n.name, mase::detail::average_pool_divisor(*avgp), avgp->ceil_mode ? " with ceil_mode" : "");
       }
       for (std::size_t i = 0; i < stream_input_count(n); ++i) {
         if (!is_stream_input(g, n, i)) continue;  // a constant operand: its table has the result's lanes

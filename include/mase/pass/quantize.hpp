@@ -542,6 +542,12 @@ inline format derived_result_format(const node& n, const common_meta& c) {
   }
 }
 
+// What an average pool divides a whole window's sum by: divisor_override, or the window's area.
+inline std::int64_t average_pool_divisor(const op::avg_pool2d& pool) {
+  if (pool.divisor_override != 0) return pool.divisor_override;
+  return pool.kernel_size.empty() ? 0 : pool.kernel_size[0] * pool.kernel_size.back();
+}
+
 // An average pool whose divisor is the same power of two 2^a for every window has an exact
 // result: the window's sum of codes, read with a more fraction bits (and as many more integer
 // bits as the sum can need). So it keeps every value, and hardware computes it with no division.
@@ -552,8 +558,7 @@ inline std::optional<fixed_fmt> exact_mean_format(const node& n, const format& i
   if (padded && !pool->count_include_pad) return std::nullopt;
   if (pool->kernel_size.empty()) return std::nullopt;
   const std::int64_t area = pool->kernel_size[0] * pool->kernel_size.back();
-  const std::int64_t divisor = pool->divisor_override != 0 ? pool->divisor_override : area;
-  if (divisor != area || !std::has_single_bit(static_cast<std::uint64_t>(area))) return std::nullopt;
+  if (average_pool_divisor(*pool) != area || !std::has_single_bit(static_cast<std::uint64_t>(area))) return std::nullopt;
   const int a = std::countr_zero(static_cast<std::uint64_t>(area));
   fixed_fmt mean = input.get<fixed_fmt>();
   if (mean.width + a > 63) return std::nullopt;
