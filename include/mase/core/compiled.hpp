@@ -1,13 +1,20 @@
 #pragma once
 // mase is header-only by default. A project may instead take the code that walks the whole
-// vocabulary (the evaluator and every kernel, the built-in ops built by name, the checkpoint
-// codec) compiled once, from the mase::compiled library: linking that CMake target defines
-// MASE_SEPARATE_COMPILATION, and the headers then declare those instantiations extern instead of
-// compiling them in every translation unit (docs/architecture.md, "What including mase costs").
-// The library's own units (src/*.cpp) see the same declarations; each follows one with its
-// explicit instantiation definition, as the language allows.
+// vocabulary (the evaluator and every kernel, the quantizer over every runtime format, the
+// built-in ops built by name, the checkpoint codec) compiled once, from the mase::compiled
+// library: linking that CMake target defines MASE_SEPARATE_COMPILATION, and the headers then
+// declare those functions and instantiations instead of compiling them in every translation unit
+// (docs/architecture.md, "What including mase costs").
+//
+// Two forms. A template's instantiation is declared `extern template` when
+// MASE_EXTERN_INSTANTIATIONS is 1. A non-template function is declared MASE_COMPILED_INLINE in
+// its header, and defined, MASE_COMPILED_INLINE again, in a *_definitions.hpp header that the
+// header includes only in the header-only mode (there the macro is `inline`); in the compiled
+// mode exactly one of the library's units (src/*.cpp) includes it, and the macro is empty.
 #if defined(MASE_SEPARATE_COMPILATION)
 #define MASE_EXTERN_INSTANTIATIONS 1
+#define MASE_COMPILED_INLINE
 #else
 #define MASE_EXTERN_INSTANTIATIONS 0
+#define MASE_COMPILED_INLINE inline
 #endif

@@ -14,6 +14,7 @@
 //                                                             // every arg's and result's value
 //   g | init_metadata | add_common_metadata(dummy_in, {.add_value = false})
 
+#include <mase/core/compiled.hpp>
 #include <mase/eval/evaluator.hpp>
 #include <mase/ir/shape_inference.hpp>
 #include <mase/pass/pipeline.hpp>
@@ -38,56 +39,8 @@ struct recorded_values {
 
 // Writes the common metadata of every node from the result shapes of each node and, when
 // given, the values a run recorded.
-inline void write_common_metadata(graph& g, const std::vector<shape_list>& results,
-                                  const std::vector<recorded_values>* values) {
-  for (node_id id : g.order()) {
-    node& n = g[id];
-    common_meta& c = n.meta.common;
-    c.mase_op = std::string(n.op_name());
-    c.mase_type = n.kind();
-    const recorded_values* recorded = values ? &(*values)[id.index] : nullptr;
-
-    ordered_map<arg_meta> args;
-    for (std::size_t i = 0; i < n.inputs.size(); ++i) {
-      const node& producer = g[n.inputs[i]];
-      const auto produced = producer.meta.common.results.find(data_out_name(0));
-      tensor_meta arg{.shape = results[n.inputs[i].index][0],
-                      .precision = produced != producer.meta.common.results.end() ? produced->second.precision
-                                                                                    : format(formats::float32),
-                      .value = std::nullopt};
-      if (recorded && i < recorded->inputs.size()) arg.value = recorded->inputs[i];
-      args.insert_or_assign(data_in_name(i), std::move(arg));
-    }
-    for (const parameter_spec& p : op_parameters(n.op)) {
-      const auto old = c.args.find(p.role);
-      tensor_meta param{.shape = p.shape, .precision = formats::float32, .value = std::nullopt};
-      if (old != c.args.end())
-        if (const auto* t = std::get_if<tensor_meta>(&old->second)) param.precision = t->precision;
-      if (recorded)
-        if (const auto value = n.parameters.find(p.role); value != n.parameters.end()) param.value = value->second;
-      args.insert_or_assign(p.role, std::move(param));
-    }
-    // MASE records the non-tensor arguments of function calls, not the hyper-parameters of
-    // modules.
-    if (n.kind() == node_kind::builtin_func || n.kind() == node_kind::implicit_func)
-      for (auto& [name, value] : op_attributes(n.op)) args.insert_or_assign(name, arg_meta(std::move(value)));
-    c.args = std::move(args);
-
-    ordered_map<tensor_meta> outs;
-    const shape_list& shapes = results[id.index];
-    for (int i = 0; i < shapes.size(); ++i) {
-      const std::string name = data_out_name(static_cast<std::size_t>(i));
-      const auto old = c.results.find(name);
-      tensor_meta out{.shape = shapes[i],
-                      .precision = old != c.results.end() ? old->second.precision : format(formats::float32),
-                      .value = std::nullopt};
-      if (recorded && static_cast<std::size_t>(i) < recorded->results.size())
-        out.value = recorded->results[static_cast<std::size_t>(i)];
-      outs.insert_or_assign(name, std::move(out));
-    }
-    c.results = std::move(outs);
-  }
-}
+MASE_COMPILED_INLINE void write_common_metadata(graph& g, const std::vector<shape_list>& results,
+                                                const std::vector<recorded_values>* values);
 
 }  // namespace detail
 
@@ -127,12 +80,7 @@ struct add_common_metadata_pass {
   using needs = facts<fact::metadata_initialised>;
   using provides = facts<fact::common_metadata>;
 
-  void run(graph& g) const {
-    std::vector<shape_list> results(g.id_bound());
-    const auto results_of = [&](node_id id) -> const shape_list& { return results[id.index]; };
-    for (node_id id : g.order()) results[id.index] = infer_node_shapes(g, id, results_of);
-    detail::write_common_metadata(g, results, nullptr);
-  }
+  void run(graph& g) const;
 
   // Runs the float evaluator on `dummy_in` (inputs by placeholder name) instead.
   add_common_metadata_run_pass operator()(ordered_map<tensor> dummy_in, add_common_metadata_options options = {}) const {
@@ -143,3 +91,7 @@ struct add_common_metadata_pass {
 inline constexpr add_common_metadata_pass add_common_metadata{};
 
 }  // namespace mase
+
+#if !MASE_EXTERN_INSTANTIATIONS
+#include <mase/pass/add_common_metadata_definitions.hpp>
+#endif

@@ -18,6 +18,7 @@
 //   a block format's shared exponent (or bias, or scale) spread over its nominal block size. MASE
 //   adds up the whole precision list instead (fixed [8, 3] counts 11 bits); mase counts 8.
 
+#include <mase/core/compiled.hpp>
 #include <mase/core/error.hpp>
 #include <mase/core/temp_file.hpp>
 #include <mase/ir/graph.hpp>
@@ -57,32 +58,13 @@ struct node_formats {
   friend bool operator==(const node_formats&, const node_formats&) = default;
 };
 
-inline node_formats formats_of(const node& n) {
-  node_formats f{.name = n.name, .mase_type = n.kind(), .mase_op = detail::mase_op_of(n), .entries = {}};
-  for (const auto& [name, arg] : n.meta.common.args)
-    if (const tensor_meta* t = std::get_if<tensor_meta>(&arg)) f.entries.emplace_back(name, t->precision);
-  for (const auto& [name, result] : n.meta.common.results) f.entries.emplace_back(name, result.precision);
-  return f;
-}
+MASE_COMPILED_INLINE node_formats formats_of(const node& n);
 
 // Every node's formats, in topological order.
-inline std::vector<node_formats> formats_of(const graph& g) {
-  std::vector<node_formats> out;
-  out.reserve(g.size());
-  for (node_id id : g.order()) out.push_back(formats_of(g[id]));
-  return out;
-}
+MASE_COMPILED_INLINE std::vector<node_formats> formats_of(const graph& g);
 
 // The "type" column: the one format all entries share, or every entry with its format.
-inline std::string quantization_type(const node_formats& n) {
-  if (n.entries.empty()) return "-";
-  const bool uniform = std::all_of(n.entries.begin(), n.entries.end(),
-                                   [&](const auto& e) { return e.second == n.entries.front().second; });
-  if (uniform) return to_string(n.entries.front().second);
-  std::string text;
-  for (const auto& [name, f] : n.entries) text += fmt::format("{}{}={}", text.empty() ? "" : " ", name, to_string(f));
-  return text;
-}
+MASE_COMPILED_INLINE std::string quantization_type(const node_formats& n);
 
 // ---------------------------------------------------------------------------------------------
 // summarize_quantization
@@ -132,21 +114,7 @@ struct quantization_summary {
     return static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.changed; }));
   }
 
-  void write(std::ostream& os) const {
-    detail::text_table table({"Node name", "MASE type", "MASE op", "Original type", "Quantized type", "Changed"});
-    for (const quantization_row& r : rows)
-      table.add_row({r.name, std::string(to_string(r.mase_type)), r.mase_op, r.original_type, r.quantized_type,
-                     std::string(detail::python_bool(r.changed))});
-    os << fmt::format("Quantized graph: {} node{}, {} changed\n", rows.size(), rows.size() == 1 ? "" : "s",
-                      changed_count());
-    table.write(os);
-    detail::text_table ops({"MASE op", "Total", "Changed", "Unchanged"});
-    for (const quantization_histogram_row& h : histogram)
-      ops.add_row(
-          {h.mase_op, fmt::format("{}", h.total), fmt::format("{}", h.changed), fmt::format("{}", h.unchanged)});
-    os << "\nNodes per op\n";
-    ops.write(os);
-  }
+  void write(std::ostream& os) const;
   std::string text() const {
     std::ostringstream os;
     write(os);
@@ -155,73 +123,22 @@ struct quantization_summary {
 
   // MASE's quantize_table.csv columns (with pandas' index column; a node keeps its name, so
   // "Ori name" and "New name" agree).
-  std::string table_csv() const {
-    std::string csv = ",Ori name,New name,MASE_TYPE,Mase_OP,Original type,Quantized type,Changed\n";
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const quantization_row& r = rows[i];
-      csv += fmt::format("{},{},{},{},{},{},{},{}\n", i, detail::csv_field(r.name), detail::csv_field(r.name),
-                         to_string(r.mase_type), detail::csv_field(r.mase_op), detail::csv_field(r.original_type),
-                         detail::csv_field(r.quantized_type), detail::python_bool(r.changed));
-    }
-    return csv;
-  }
+  std::string table_csv() const;
   // Grouped by mase_op (MASE groups by module class, which formats do not change here).
-  std::string histogram_csv() const {
-    std::string csv = "OP,Total,Changed,Unchanged\n";
-    for (const quantization_histogram_row& h : histogram)
-      csv += fmt::format("{},{},{},{}\n", detail::csv_field(h.mase_op), h.total, h.changed, h.unchanged);
-    return csv;
-  }
+  std::string histogram_csv() const;
   // Writes save_dir/quantize_table.csv and save_dir/quantize_histogram.csv (atomically),
   // creating the folder if needed.
-  void write_csv(const std::filesystem::path& save_dir) const {
-    std::error_code ec;
-    std::filesystem::create_directories(save_dir, ec);
-    if (ec)
-      throw error(fmt::format("summarize_quantization: cannot create folder {}: {}", save_dir.string(), ec.message()));
-    write_file_atomically(save_dir / "quantize_table.csv", table_csv());
-    write_file_atomically(save_dir / "quantize_histogram.csv", histogram_csv());
-  }
+  void write_csv(const std::filesystem::path& save_dir) const;
 
   friend bool operator==(const quantization_summary&, const quantization_summary&) = default;
 };
 
 // Compares the formats of `original` (a snapshot taken before quantizing) with `quantized`'s,
 // node by node by name. Every node of the quantized graph must be in the original.
-inline quantization_summary summarize_quantization(const std::vector<node_formats>& original, const graph& quantized) {
-  std::unordered_map<std::string_view, const node_formats*> before;
-  for (const node_formats& n : original) before.emplace(n.name, &n);
-  quantization_summary s;
-  for (node_id id : quantized.order()) {
-    const node_formats now = formats_of(quantized[id]);
-    const auto it = before.find(now.name);
-    if (it == before.end())
-      throw error(fmt::format("summarize_quantization: node {} of the quantized graph is not in the original graph; "
-                              "pass the graph that quantize ran on as the original",
-                              now.name));
-    const node_formats& was = *it->second;
-    const bool changed = was.entries != now.entries;
-    s.rows.push_back({.name = now.name,
-                      .mase_type = now.mase_type,
-                      .mase_op = now.mase_op,
-                      .original_type = quantization_type(was),
-                      .quantized_type = quantization_type(now),
-                      .changed = changed});
-    auto h =
-        std::find_if(s.histogram.begin(), s.histogram.end(), [&](const auto& e) { return e.mase_op == now.mase_op; });
-    if (h == s.histogram.end()) {
-      s.histogram.push_back(quantization_histogram_row{.mase_op = now.mase_op});
-      h = s.histogram.end() - 1;
-    }
-    ++h->total;
-    ++(changed ? h->changed : h->unchanged);
-  }
-  return s;
-}
+MASE_COMPILED_INLINE quantization_summary summarize_quantization(const std::vector<node_formats>& original,
+                                                                const graph& quantized);
 
-inline quantization_summary summarize_quantization(const graph& original, const graph& quantized) {
-  return summarize_quantization(formats_of(original), quantized);
-}
+MASE_COMPILED_INLINE quantization_summary summarize_quantization(const graph& original, const graph& quantized);
 
 // The pass: holds a snapshot of the original graph's formats (not the graph), so it may outlive it.
 struct summarize_quantization_pass {
@@ -294,3 +211,7 @@ struct calculate_avg_bits_pass {
 inline constexpr calculate_avg_bits_pass calculate_avg_bits{};
 
 }  // namespace mase
+
+#if !MASE_EXTERN_INSTANTIATIONS
+#include <mase/pass/quantization_report_definitions.hpp>
+#endif

@@ -1,8 +1,10 @@
 #pragma once
 // One entry point over every format: quantize a span or an Eigen array, out of place or in
 // place, with a runtime mase::format or a descriptor known at compile time; encode / decode
-// element-wise formats to the codes hardware stores.
+// element-wise formats to the codes hardware stores. The functions over every runtime format
+// are defined in quant/quantize_definitions.hpp (compiled once in mase::compiled's mode).
 
+#include <mase/core/compiled.hpp>
 #include <mase/format/format.hpp>
 #include <mase/quant/binary.hpp>
 #include <mase/quant/block.hpp>
@@ -19,16 +21,8 @@
 namespace mase {
 
 // Any format, any shape (element-wise formats ignore the shape). `out` may alias `in`.
-inline void quantize(const format& f, std::span<const float> in, std::span<const std::int64_t> shape,
-                     std::span<float> out) {
-  f.visit([&](const auto& d) {
-    if constexpr (elementwise_descriptor<std::remove_cvref_t<decltype(d)>>) {
-      quantize(d, in, out);
-    } else {
-      quantize(d, in, shape, out);
-    }
-  });
-}
+MASE_COMPILED_INLINE void quantize(const format& f, std::span<const float> in, std::span<const std::int64_t> shape,
+                                   std::span<float> out);
 
 // A descriptor known at compile time, of any family: validated by the compiler.
 template <auto Fmt>
@@ -87,25 +81,9 @@ void quantize_in_place(const format& f, Eigen::DenseBase<Derived>& x) {
 }
 
 // Element-wise codes (MASE's *_for_hw): the bits hardware stores for one value.
-inline std::uint64_t encode(const format& f, float x) {
-  return f.visit([&](const auto& d) -> std::uint64_t {
-    if constexpr (elementwise_descriptor<std::remove_cvref_t<decltype(d)>>) {
-      return encode(d, x);
-    } else {
-      throw error(fmt::format("encode: {} is a block format; its codes need the block's shared exponent", to_string(f)));
-    }
-  });
-}
+MASE_COMPILED_INLINE std::uint64_t encode(const format& f, float x);
 
-inline float decode(const format& f, std::uint64_t code) {
-  return f.visit([&](const auto& d) -> float {
-    if constexpr (elementwise_descriptor<std::remove_cvref_t<decltype(d)>>) {
-      return decode(d, code);
-    } else {
-      throw error(fmt::format("decode: {} is a block format; its codes need the block's shared exponent", to_string(f)));
-    }
-  });
-}
+MASE_COMPILED_INLINE float decode(const format& f, std::uint64_t code);
 
 template <std::unsigned_integral Code>
 void encode(const format& f, std::span<const float> in, std::span<Code> codes) {
@@ -121,19 +99,10 @@ void decode(const format& f, std::span<const Code> codes, std::span<float> out) 
 
 // Storage cost: bits per element, shared exponents spread over their block (nominal block
 // size; "whole dim" blocks count as one element's share of nothing).
-inline double bits_per_value(const format& f) {
-  return f.visit([](const auto& d) -> double {
-    using D = std::remove_cvref_t<decltype(d)>;
-    auto block_elements = [](const block_shape& b) {
-      return static_cast<double>((b.rows == block_shape::full ? 1 : b.rows) * (b.cols == block_shape::full ? 1 : b.cols));
-    };
-    if constexpr (std::is_same_v<D, block_fp_fmt>) return d.width + d.exp_bits / block_elements(d.block);
-    else if constexpr (std::is_same_v<D, block_minifloat_fmt>) return d.width + d.bias_bits / block_elements(d.block);
-    else if constexpr (std::is_same_v<D, block_log_fmt>) return d.width + d.bias_bits / block_elements(d.block);
-    else if constexpr (std::is_same_v<D, mxint_fmt>) return d.width + d.exp_bits / block_elements(d.block);
-    else if constexpr (std::is_same_v<D, mx_fmt>) return element_bits(d.element) + double(mx_fmt::scale_bits) / d.block_size;
-    else return d.bits();
-  });
-}
+MASE_COMPILED_INLINE double bits_per_value(const format& f);
 
 }  // namespace mase
+
+#if !MASE_EXTERN_INSTANTIATIONS
+#include <mase/quant/quantize_definitions.hpp>
+#endif
