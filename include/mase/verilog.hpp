@@ -14,8 +14,8 @@
 
 #include <mase/pass/add_hardware_metadata.hpp>
 #include <mase/pass/pipeline.hpp>
+#include <mase/verilog/cost.hpp>
 #include <mase/verilog/emit.hpp>
-#include <mase/verilog/testbench.hpp>
 #include <mase/verilog/tools.hpp>
 
 namespace mase {

@@ -111,21 +111,6 @@ inline void hardware_cast(const fixed_fmt& to, std::span<const float> in, std::s
 
 namespace detail {
 
-inline std::optional<fixed_fmt> fixed_entry(const node& n, std::string_view entry, bool result = false) {
-  const format* f = nullptr;
-  if (result) {
-    const auto it = n.meta.common.results.find(entry);
-    if (it != n.meta.common.results.end()) f = &it->second.precision;
-  } else {
-    const auto it = n.meta.common.args.find(entry);
-    if (it != n.meta.common.args.end())
-      if (const auto* t = std::get_if<tensor_meta>(&it->second)) f = &t->precision;
-  }
-  if (f == nullptr) return std::nullopt;
-  if (f->holds<fixed_fmt>()) return f->get<fixed_fmt>();
-  return std::nullopt;
-}
-
 // The codes of exact values with `frac` fraction bits.
 inline std::vector<std::int64_t> codes_of(std::span<const float> values, int frac) {
   std::vector<std::int64_t> codes(values.size());
@@ -373,12 +358,6 @@ std::vector<float> activation_lut(const Op& op, const fixed_fmt& in, const forma
     table.push_back(static_cast<float>(scalar_function(op, value_of(c, in.frac))));
   quantize(out, table, table);
   return table;
-}
-
-// The fixed-point format of a node's operand (data_in_<i>, weight, bias) or result
-// (data_out_<i>), or none when it is not fixed point: what a user's bit_exact rule reads.
-inline std::optional<fixed_fmt> fixed_format_of(const node& n, std::string_view entry) {
-  return detail::fixed_entry(n, entry, entry.starts_with("data_out"));
 }
 
 // The lowering of a node of a built-in op, or none when its op or formats have no integer

@@ -8,6 +8,7 @@
 #include <mase/eval/fixed_functions.hpp>
 #include <mase/eval/kernel.hpp>
 #include <mase/format/fixed.hpp>
+#include <mase/ir/graph.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -87,5 +88,31 @@ struct bit_exact_kernel {
   std::string description;  // "linear: int8 x int8, K = 784, accumulator 27 bits in double"
   std::function<void(const kernel_args&)> run;
 };
+
+namespace detail {
+
+// A node's entry (an argument, or a result with `result`) when its format is fixed point.
+inline std::optional<fixed_fmt> fixed_entry(const node& n, std::string_view entry, bool result = false) {
+  const format* f = nullptr;
+  if (result) {
+    const auto it = n.meta.common.results.find(entry);
+    if (it != n.meta.common.results.end()) f = &it->second.precision;
+  } else {
+    const auto it = n.meta.common.args.find(entry);
+    if (it != n.meta.common.args.end())
+      if (const auto* t = std::get_if<tensor_meta>(&it->second)) f = &t->precision;
+  }
+  if (f == nullptr) return std::nullopt;
+  if (f->holds<fixed_fmt>()) return f->get<fixed_fmt>();
+  return std::nullopt;
+}
+
+}  // namespace detail
+
+// The fixed-point format of a node's operand (data_in_<i>, weight, bias) or result
+// (data_out_<i>), or none when it is not fixed point: what a user's bit_exact rule reads.
+inline std::optional<fixed_fmt> fixed_format_of(const node& n, std::string_view entry) {
+  return detail::fixed_entry(n, entry, entry.starts_with("data_out"));
+}
 
 }  // namespace mase::eval

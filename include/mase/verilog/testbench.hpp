@@ -10,7 +10,7 @@
 //   steady state: S cycles for the last K samples
 // (S: from the first sample's last output word on data_out_0 to the last sample's).
 
-#include <mase/verilog/emit.hpp>
+#include <mase/verilog/emit_definitions.hpp>
 
 #include <string>
 

@@ -1,0 +1,875 @@
+#pragma once
+// The emitter (pass/verilog/emit.hpp declares emit_verilog_project and says what it writes):
+// inline in the header-only mode, compiled once in mase::compiled (src/verilog.cpp) otherwise.
+
+#include <mase/core/error.hpp>
+#include <mase/core/project_folder.hpp>
+#include <mase/eval/bit_exact.hpp>
+#include <mase/eval/evaluator.hpp>
+#include <mase/ir/op_traits.hpp>
+#include <mase/pass/add_hardware_metadata.hpp>
+#include <mase/verilog/components.hpp>
+#include <mase/verilog/cost.hpp>
+#include <mase/verilog/emit.hpp>
+#include <mase/verilog/hex.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace mase::verilog {
+
+namespace detail {
+
+using mase::detail::entry_meta;
+using mase::detail::sample_dim;
+using mase::detail::sample_shape;
+
+struct sink {
+  node_id consumer{};
+  std::size_t input = 0;
+  int top_output = -1;  // >= 0: the graph's output number instead of a component input
+};
+
+struct stream_source {
+  node_id id{};
+  bool top_input = false;
+  int top_input_index = -1;
+  fixed_fmt format{};
+  std::int64_t lanes = 1;
+  std::int64_t elements_per_sample = 0;
+  std::vector<sink> sinks{};
+  std::string signal() const { return top_input ? fmt::format("data_in_{}", top_input_index) : ""; }
+};
+
+inline std::string verilog_literal(const verilog_value& v) {
+  if (const bool* b = std::get_if<bool>(&v)) return *b ? "1" : "0";
+  if (const std::int64_t* i = std::get_if<std::int64_t>(&v)) return fmt::format("{}", *i);
+  if (const std::string* s = std::get_if<std::string>(&v)) return fmt::format("\"{}\"", *s);
+  const auto& list = std::get<std::vector<std::int64_t>>(v);
+  std::string text = "'{";
+  for (std::size_t i = 0; i < list.size(); ++i) text += fmt::format("{}{}", i ? ", " : "", list[i]);
+  return text + "}";
+}
+
+inline fixed_fmt fixed_of(const node& n, std::string_view entry) { return mase::detail::hardware_format(n, entry); }
+
+inline std::string stream_name(const node& n, std::string_view entry) { return fmt::format("{}_{}", n.name, entry); }
+
+// Whether the module's text uses an identifier (clk, rst: combinational modules have neither).
+inline bool uses_identifier(std::string_view text, std::string_view id) {
+  for (std::size_t at = text.find(id); at != std::string_view::npos; at = text.find(id, at + 1)) {
+    const bool left = at == 0 || !is_name_char(text[at - 1]);
+    const bool right = at + id.size() >= text.size() || !is_name_char(text[at + id.size()]);
+    if (left && right) return true;
+  }
+  return false;
+}
+
+inline std::string rom_file(std::span<const std::int64_t> codes, std::int64_t lanes_per_word, int width) {
+  std::string text;
+  text.reserve(codes.size() * static_cast<std::size_t>(width + 3) / 4 + codes.size());
+  for (std::size_t at = 0; at < codes.size(); at += static_cast<std::size_t>(lanes_per_word))
+    append_hex_word(text, codes.subspan(at, static_cast<std::size_t>(lanes_per_word)), width);
+  return text;
+}
+
+// The linear weight ROM: address g·CHUNKS + k holds the P1×P0 tile W[g·P1 + r][k·P0 + c] at lane r·P0 + c.
+inline std::vector<std::int64_t> linear_weight_order(std::span<const std::int64_t> w, std::int64_t out, std::int64_t in,
+                                                     std::int64_t p0, std::int64_t p1) {
+  std::vector<std::int64_t> ordered;
+  ordered.reserve(w.size());
+  for (std::int64_t g = 0; g < out / p1; ++g)
+    for (std::int64_t k = 0; k < in / p0; ++k)
+      for (std::int64_t r = 0; r < p1; ++r)
+        for (std::int64_t c = 0; c < p0; ++c) ordered.push_back(w[static_cast<std::size_t>((g * p1 + r) * in + k * p0 + c)]);
+  return ordered;
+}
+
+// A read order within a sample: for each element of one sample of `result` (its dimensions after
+// the batch, row-major), the source position Σ index[a]·stride[a] (stride per result dimension).
+inline std::vector<std::int64_t> strided_order(const shape& result, const std::vector<std::int64_t>& stride) {
+  const int rank = result.size();
+  std::int64_t elements = 1;
+  for (int a = 1; a < rank; ++a) elements *= result[a];
+  std::vector<std::int64_t> order(static_cast<std::size_t>(elements));
+  std::vector<std::int64_t> index(static_cast<std::size_t>(rank), 0);
+  for (std::int64_t& source : order) {
+    source = 0;
+    for (int a = 1; a < rank; ++a) source += index[static_cast<std::size_t>(a)] * stride[static_cast<std::size_t>(a)];
+    for (int a = rank - 1; a >= 1; --a) {
+      if (++index[static_cast<std::size_t>(a)] < result[a]) break;
+      index[static_cast<std::size_t>(a)] = 0;
+    }
+  }
+  return order;
+}
+
+// A permute's read order within a sample: entry j is the arrival position (row-major over the
+// input's dimensions after the batch) of the j-th element of the output, in its row-major order.
+inline std::vector<std::int64_t> permute_order(const shape& in, const dims& permutation) {
+  const int rank = in.size();
+  std::vector<std::int64_t> in_stride(static_cast<std::size_t>(rank), 1);
+  for (int d = rank - 2; d >= 0; --d) in_stride[static_cast<std::size_t>(d)] = in_stride[static_cast<std::size_t>(d + 1)] * in[d + 1];
+  shape out;
+  std::vector<std::int64_t> stride(static_cast<std::size_t>(rank));
+  for (int a = 0; a < rank; ++a) {
+    const std::int64_t d = permutation[static_cast<std::size_t>(a)];
+    const int source = static_cast<int>(d < 0 ? d + rank : d);
+    out.push_back(in[source]);
+    stride[static_cast<std::size_t>(a)] = in_stride[static_cast<std::size_t>(source)];
+  }
+  return strided_order(out, stride);
+}
+
+// A gather's read order within a sample (index_select by constant indices, or a slice, along a
+// dimension d after the batch): entry j is the arrival position of the j-th element of the output,
+// which takes the positions `rows` of dimension d.
+inline std::vector<std::int64_t> gather_order(const shape& in, std::int64_t d, const std::vector<std::int64_t>& rows) {
+  std::int64_t outer = 1, inner = 1;
+  for (std::int64_t a = 1; a < d; ++a) outer *= in[a];
+  for (std::int64_t a = d + 1; a < static_cast<std::int64_t>(in.size()); ++a) inner *= in[a];
+  std::vector<std::int64_t> order;
+  order.reserve(static_cast<std::size_t>(outer * inner) * rows.size());
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t row : rows)
+      for (std::int64_t i = 0; i < inner; ++i) order.push_back((o * in[d] + row) * inner + i);
+  return order;
+}
+
+// The rows an index_select's constant indices name along dimension d of `in`. Negative indices
+// count from the end, as in the evaluator.
+inline std::vector<std::int64_t> selected_rows(const node& n, const shape& in, std::int64_t d, const tensor& indices) {
+  std::vector<std::int64_t> rows;
+  for (float v : indices.values()) {
+    const auto row = static_cast<std::int64_t>(v) + (v < 0 ? in[d] : 0);
+    require(static_cast<float>(static_cast<std::int64_t>(v)) == v && row >= 0 && row < in[d],
+            "emit_verilog: node {} (index_select): index {} is not a position of dimension {} (size {})", n.name, v,
+            d, in[d]);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// The rows a slice keeps along dimension d of `in` (its result has `count` of them).
+inline std::vector<std::int64_t> sliced_rows(const op::slice& cut, const shape& in, std::int64_t d, std::int64_t count) {
+  const std::int64_t first = cut.first_index(in[d]);
+  std::vector<std::int64_t> rows;
+  for (std::int64_t i = 0; i < count; ++i) rows.push_back(first + i * cut.step);
+  return rows;
+}
+
+// Broadcasting within a sample: entry j is the position, within one sample of `operand` (PyTorch's
+// broadcasting: right-aligned, size-1 dimensions repeated), of the value the j-th element of a
+// sample of `result` reads. A dimension of operand aligned with result's batch is left out (a
+// stream's batch, or a constant's 1).
+inline std::vector<std::int64_t> broadcast_order(const shape& result, const shape& operand) {
+  const int rank = result.size(), offset = rank - operand.size();
+  std::vector<std::int64_t> stride(static_cast<std::size_t>(rank), 0);  // 0 along a repeated dimension
+  std::int64_t step = 1;
+  for (int a = rank - 1; a >= 1 && a - offset >= 0; --a) {
+    const std::int64_t size = operand[a - offset];
+    if (size != 1) stride[static_cast<std::size_t>(a)] = step;
+    step *= size;
+  }
+  return strided_order(result, stride);
+}
+
+inline std::int64_t round_up_to_power_of_two(std::int64_t v) {
+  return static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(std::max<std::int64_t>(v, 2))));
+}
+
+// How many samples a component may hold before its output (for FIFO depths on forks): a user's
+// module, one.
+inline std::int64_t samples_held(std::string_view module) {
+  const component* c = find_component(module);
+  return c != nullptr ? c->samples_held : 1;
+}
+
+class emitter {
+public:
+  emitter(const graph& g, const emit_options& options) : g_(g), options_(options) {}
+
+  emit_info run() {
+    require(!options_.project_dir.empty(), "emit_verilog: give the project directory (emit_options::project_dir)");
+    analyse();
+    check_bit_exact_and_record();
+    // The folder must be new, empty or a project mase emitted before (core/project_folder.hpp);
+    // sim/ and reports/ are the tools' work folders (verilog/tools.hpp), replaced with the project.
+    project_writer out(options_.project_dir, "verilog", "emit_verilog");
+    fs::create_directories(out.staging() / "rtl");
+    fs::create_directories(out.staging() / "tb");
+    write_project(out.staging());
+    out.publish({std::string(work_folder_simulation), std::string(work_folder_reports)});
+    const fs::path target = fs::absolute(options_.project_dir);  // as the user named it (a link stays a link)
+    info_.project_dir = target;
+    for (fs::path& f : info_.rtl_files) f = target / f;
+    return info_;
+  }
+
+private:
+  // --- the design ------------------------------------------------------------------------
+
+  std::int64_t per_sample(const shape& s) const { return mase::detail::per_sample(s, batch_); }
+
+  bool is_component(const node& n) const { return n.meta.hardware.module.has_value(); }
+
+  // A component's text: the user's (emit_options::components), else mase's own.
+  std::string_view source_of(std::string_view module) const {
+    if (const auto user = options_.components.find(module); user != options_.components.end()) return user->second;
+    return component_source(module);
+  }
+
+  // The component or graph input whose stream a node's result is.
+  node_id resolve(node_id id) const {
+    while (true) {
+      const node& n = g_[id];
+      if (n.is<op::placeholder>() || is_component(n)) return id;
+      require(!n.is<op::constant>(),
+              "emit_verilog: the constant {} feeds a stream; hardware streams come from graph inputs and "
+                          "components",
+                          n.name);
+      require(n.meta.hardware.is_implicit && is_implicit_in_hardware(n),
+              "emit_verilog: node {} ({}) has no hardware metadata; run add_hardware_metadata first", n.name,
+                          n.op_name());
+      const tensor_meta* in = entry_meta(n, "data_in_0");
+      const tensor_meta* out = entry_meta(n, "data_out_0");
+      require(in != nullptr && out != nullptr && in->precision == out->precision,
+              "emit_verilog: node {} ({}) is wired through, so its result must keep its input's format",
+                          n.name, n.op_name());
+      id = n.inputs.at(0);
+    }
+  }
+
+  stream_source& source_for(node_id id) {
+    const auto it = sources_index_.find(id.index);
+    if (it != sources_index_.end()) return sources_[it->second];
+    sources_index_.emplace(id.index, sources_.size());
+    stream_source s;
+    s.id = id;
+    const node& n = g_[id];
+    s.top_input = n.is<op::placeholder>();
+    if (!s.top_input) {
+      s.format = fixed_of(n, "data_out_0");
+      s.lanes = param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
+      s.elements_per_sample = per_sample(entry_meta(n, "data_out_0")->shape);
+    } else {
+      s.elements_per_sample = per_sample(entry_meta(n, "data_out_0")->shape);
+    }
+    sources_.push_back(std::move(s));
+    return sources_.back();
+  }
+
+  void analyse() {
+    for (node_id id : g_.order()) {
+      const node& n = g_[id];
+      if (n.is<op::placeholder>()) continue;
+      if (n.is<op::output>()) {
+        for (std::size_t k = 0; k < n.inputs.size(); ++k) {
+          const node_id from = resolve(n.inputs[k]);
+          require(!g_[from].is<op::placeholder>(),
+                  "emit_verilog: graph output {} is the graph input {} itself; there is no hardware to emit",
+                              k, g_[from].name);
+          source_for(from).sinks.push_back({.consumer = id, .input = k, .top_output = static_cast<int>(k)});
+        }
+        continue;
+      }
+      if (!is_component(n)) {
+        if (n.meta.hardware.is_implicit || n.is<op::constant>()) continue;
+        throw error(fmt::format("emit_verilog: node {} ({}) has no hardware metadata; run add_hardware_metadata first",
+                                n.name, n.op_name()));
+      }
+      components_.push_back(id);
+      for (std::size_t i = 0; i < n.inputs.size(); ++i)
+        if (is_stream_input(g_, n, i)) source_for(resolve(n.inputs[i])).sinks.push_back({.consumer = id, .input = i});
+    }
+    require(!components_.empty(), "emit_verilog: the graph has no node with a hardware component");
+    // Graph inputs carry their readers' input format (the evaluator quantizes the float input for each).
+    int next_input = 0;
+    for (node_id p : g_.placeholders()) {
+      const auto it = sources_index_.find(p.index);
+      if (it == sources_index_.end()) continue;
+      stream_source& s = sources_[it->second];
+      s.top_input_index = next_input++;
+      const sink& first = s.sinks.front();
+      const node& reader = g_[first.consumer];
+      s.format = fixed_of(reader, data_in_name(first.input));
+      s.lanes = param_int(reader, fmt::format("DATA_IN_{}_PARALLELISM_DIM_0", first.input));
+      for (const sink& k : s.sinks) {
+        const node& other = g_[k.consumer];
+        require(fixed_of(other, data_in_name(k.input)) == s.format,
+                "emit_verilog: graph input {} is read by {} and {} in different formats; the hardware input "
+                            "has one format, so quantize both readers' data_in alike",
+                            g_[p].name, reader.name, other.name);
+      }
+    }
+  }
+
+  // --- reference data ----------------------------------------------------------------------
+
+  ordered_map<tensor> stimulus() const {
+    if (!options_.inputs.empty()) return options_.inputs;
+    require(options_.samples >= 1, "emit_verilog: samples must be at least 1");
+    ordered_map<tensor> inputs;
+    std::mt19937 random(options_.seed);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    for (node_id p : g_.placeholders()) {
+      const node& n = g_[p];
+      shape s = entry_meta(n, "data_out_0")->shape;
+      require(!s.empty(), "emit_verilog: graph input {} is a scalar; give testbench inputs", n.name);
+      s[0] = options_.samples;
+      tensor t(s);
+      for (float& v : t.values()) v = uniform(random);
+      inputs.insert_or_assign(n.name, std::move(t));
+    }
+    return inputs;
+  }
+
+  // The lowering the bit-exact evaluator runs for a component (its ROMs and derived parameters
+  // are rendered from it, never derived again here).
+  const eval::fixed_lowering& lowering_of(const node& n) const {
+    const eval::fixed_lowering* l = reference_->lowering(g_.id(n.name));
+    require(l != nullptr, "emit_verilog: node {} ({}) has no fixed-point lowering for its formats", n.name,
+            n.op_name());
+    return *l;
+  }
+
+  void check_bit_exact_and_record() {
+    evaluator& ev = reference_.emplace(g_, eval_mode::bit_exact);
+    for (node_id id : components_) {
+      const node& n = g_[id];
+      const std::string& module = *n.meta.hardware.module;
+      // Pools, permutes, slices, cats, embeddings and rescales (component::exact_by_formats).
+      if (const component* c = find_component(module); c != nullptr && c->exact_by_formats) continue;
+      require(n.op.builtin_index() >= 0 || ev.runs_bit_exact(id),
+              "emit_verilog: node {} ({}) has no bit-exact rule for its formats, so no testbench can check "
+                          "its component; give its type a member std::optional<mase::eval::bit_exact_kernel> "
+                          "bit_exact(const mase::node&) const (docs/extending.md)",
+                          n.name, n.op_name());
+      require(ev.runs_bit_exact(id),
+              "emit_verilog: node {} ({}) does not run in integers in the bit-exact evaluator (an "
+                          "activation input wider than {} bits, an element-wise result wider than 53 bits, or a "
+                          "broadcast), so no hardware reproduces it; narrow its formats",
+                          n.name, n.op_name(), eval::lut_max_input_width);
+    }
+    const ordered_map<tensor> inputs = stimulus();
+    // A graph at batch 1 (an export may have fixed the batch in its reshapes) runs once per sample
+    // of the stimulus; the design streams the samples one after another either way.
+    const std::int64_t runs = batch_ == 1 ? stimulus_samples(inputs) : 1;
+    std::map<std::size_t, std::vector<float>> captured;  // per graph-input source: the codes its first reader got
+    std::vector<std::vector<float>> results;
+    std::int64_t first_reader_batch = 1;
+    for (std::int64_t run = 0; run < runs; ++run) {
+      const std::span<const tensor> outputs = ev.run_with(runs == 1 ? inputs : sample_of(inputs, run, runs), [&](const node_run& r) {
+        for (const stream_source& s : sources_)
+          if (s.top_input && s.sinks.front().consumer == r.id) {
+            const tensor& in = *r.inputs[s.sinks.front().input];
+            captured[s.id.index].insert(captured[s.id.index].end(), in.values().begin(), in.values().end());
+            first_reader_batch = in.shape().empty() ? 1 : in.shape()[0];
+          }
+        // A component's constant operands, as its kernel reads them (cast to the operand's format).
+        const node& n = g_[r.id];
+        if (is_component(n))
+          for (std::size_t i = 0; i < n.inputs.size(); ++i)
+            if (!is_stream_input(g_, n, i) && i < stream_input_count(n)) constant_operands_[{r.id.index, i}] = *r.inputs[i];
+      });
+      results.resize(outputs.size());
+      for (std::size_t k = 0; k < outputs.size(); ++k)
+        results[k].insert(results[k].end(), outputs[k].values().begin(), outputs[k].values().end());
+    }
+    samples_ = runs > 1 ? runs : first_reader_batch;
+    for (const stream_source& s : sources_) {
+      if (!s.top_input) continue;
+      const std::vector<float>& codes = captured.at(s.id.index);
+      stimulus_.push_back({s.top_input_index, stream_words(codes, s.format, s.lanes)});
+      info_.inputs.push_back({.name = s.signal(), .node = g_[s.id].name, .format = s.format, .lanes = s.lanes,
+                              .beats = static_cast<std::int64_t>(codes.size()) / s.lanes});
+    }
+    for (const stream_source& s : sources_)
+      for (const sink& k : s.sinks)
+        if (k.top_output >= 0) {
+          const std::vector<float>& values = results[static_cast<std::size_t>(k.top_output)];
+          expected_.push_back({k.top_output, stream_words(values, s.format, s.lanes)});
+          info_.outputs.push_back({.name = fmt::format("data_out_{}", k.top_output), .node = g_[s.id].name,
+                                   .format = s.format, .lanes = s.lanes,
+                                   .beats = static_cast<std::int64_t>(values.size()) / s.lanes});
+        }
+    std::sort(info_.outputs.begin(), info_.outputs.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    info_.samples = samples_;
+  }
+
+  // The samples each testbench input holds (its leading dimension; the same for every input).
+  static std::int64_t stimulus_samples(const ordered_map<tensor>& inputs) {
+    std::int64_t samples = 0;
+    std::string first;
+    for (const auto& [name, t] : inputs) {
+      require(!t.shape().empty(), "emit_verilog: testbench input {} is a scalar; give it a leading sample dimension",
+              name);
+      if (samples == 0) samples = t.shape()[0], first = name;
+      require(t.shape()[0] == samples, "emit_verilog: testbench inputs {} and {} hold {} and {} samples; give each "
+              "input the same number", first, name, samples, t.shape()[0]);
+    }
+    return std::max<std::int64_t>(samples, 1);
+  }
+
+  // Sample `index` of `count` of each input, with a leading dimension of 1.
+  static ordered_map<tensor> sample_of(const ordered_map<tensor>& inputs, std::int64_t index, std::int64_t count) {
+    ordered_map<tensor> one;
+    for (const auto& [name, t] : inputs) {
+      shape s = t.shape();
+      s[0] = 1;
+      tensor part(s);
+      const std::size_t size = t.size() / static_cast<std::size_t>(count);
+      std::copy_n(t.values().begin() + static_cast<std::ptrdiff_t>(size * static_cast<std::size_t>(index)), size,
+                  part.values().begin());
+      one.insert_or_assign(name, std::move(part));
+    }
+    return one;
+  }
+
+  static std::string stream_words(std::span<const float> values, const fixed_fmt& f, std::int64_t lanes) {
+    std::vector<std::int64_t> codes(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) codes[i] = eval::raw_of(values[i], f.frac);
+    return rom_file(codes, lanes, f.width);
+  }
+
+  // --- files -------------------------------------------------------------------------------
+
+  void write_project(const fs::path& dir) {
+    std::set<std::string> modules;
+    std::string core = top_core_text(dir, modules);
+    modules.insert("mase_cast");  // edges and components cast with it
+    for (const std::string& m : modules) {
+      write_text(dir / "rtl" / (m + ".sv"), source_of(m));
+      info_.modules.push_back(m);
+      info_.rtl_files.push_back(fs::path("rtl") / (m + ".sv"));
+    }
+    write_text(dir / "rtl" / "top_core.sv", core);
+    write_text(dir / "rtl" / "top.sv", top_text());
+    info_.rtl_files.push_back("rtl/top_core.sv");
+    info_.rtl_files.push_back("rtl/top.sv");
+    for (const auto& [index, words] : stimulus_) write_text(dir / "tb" / fmt::format("data_in_{}.hex", index), words);
+    for (const auto& [index, words] : expected_) write_text(dir / "tb" / fmt::format("data_out_{}.hex", index), words);
+    write_text(dir / "tb" / "tb.sv", testbench_text());
+    write_text(dir / "tb" / "sim_main.cpp", verilator_main_text());
+  }
+
+  std::string instance_text(const node& n, const fs::path& dir, std::set<std::string>& modules) {
+    const std::string& module = *n.meta.hardware.module;
+    modules.insert(module);
+    for (const std::string& f : n.meta.hardware.dependence_files) modules.insert(f.substr(0, f.size() - 3));
+    std::map<std::string, std::string> extra;  // parameters the emitter computes
+    if (module == "mase_linear") {
+      const eval::fixed_lowering& l = lowering_of(n);
+      const auto* lin = n.op.get_if<op::linear>();
+      const std::int64_t p0 = param_int(n, "WEIGHT_PARALLELISM_DIM_0"), p1 = param_int(n, "WEIGHT_PARALLELISM_DIM_1");
+      extra["ACCUMULATOR_WIDTH"] = fmt::format("{}", l.accumulator_width);
+      const std::vector<std::int64_t> ordered =
+          linear_weight_order(l.weight_codes, lin->out_features, lin->in_features, p0, p1);
+      write_text(dir / "rtl" / (n.name + "_weight.hex"), rom_file(ordered, p0 * p1, l.weight->width));
+      extra["WEIGHT_MEMFILE"] = fmt::format("\"rtl/{}_weight.hex\"", n.name);
+      if (l.bias) {
+        write_text(dir / "rtl" / (n.name + "_bias.hex"), rom_file(l.aligned_bias, p1, l.accumulator_width));
+        extra["BIAS_MEMFILE"] = fmt::format("\"rtl/{}_bias.hex\"", n.name);
+      }
+      info_.linear_layers.push_back({.node = n.name, .macs_per_sample = lin->in_features * lin->out_features *
+                                                                         (per_sample(entry_meta(n, "data_in_0")->shape) / lin->in_features),
+                                     .multipliers = p0 * p1});
+      info_.dot_product_layers.push_back(info_.linear_layers.back());
+      info_.multipliers += p0 * p1;
+    } else if (module == "mase_conv2d") {
+      const eval::fixed_lowering& l = lowering_of(n);
+      extra["ACCUMULATOR_WIDTH"] = fmt::format("{}", l.accumulator_width);
+      write_text(dir / "rtl" / (n.name + "_weight.hex"), rom_file(l.weight_codes, 1, l.weight->width));
+      extra["WEIGHT_MEMFILE"] = fmt::format("\"rtl/{}_weight.hex\"", n.name);
+      if (l.bias) {
+        write_text(dir / "rtl" / (n.name + "_bias.hex"), rom_file(l.aligned_bias, 1, l.accumulator_width));
+        extra["BIAS_MEMFILE"] = fmt::format("\"rtl/{}_bias.hex\"", n.name);
+      }
+      const std::int64_t lanes = param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
+      const std::int64_t taps = param_int(n, "DATA_IN_0_TENSOR_SIZE_DIM_2") / param_int(n, "GROUPS") *
+                                param_int(n, "KERNEL_X") * param_int(n, "KERNEL_Y");
+      info_.dot_product_layers.push_back(
+          {.node = n.name, .macs_per_sample = per_sample(entry_meta(n, "data_out_0")->shape) * taps, .multipliers = lanes});
+      info_.multipliers += lanes;
+    } else if (module == "mase_matmul") {
+      extra["ACCUMULATOR_WIDTH"] = fmt::format("{}", lowering_of(n).accumulator_width);
+      const std::int64_t multipliers = param_int(n, "DATA_IN_0_PARALLELISM_DIM_0") * param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
+      info_.dot_product_layers.push_back({.node = n.name,
+                                          .macs_per_sample = per_sample(entry_meta(n, "data_out_0")->shape) *
+                                                             param_int(n, "DATA_IN_0_TENSOR_SIZE_DIM_0"),
+                                          .multipliers = multipliers});
+      info_.multipliers += multipliers;
+    } else if (module == "mase_batch_norm") {
+      const eval::fixed_lowering& l = lowering_of(n);
+      extra["ACCUMULATOR_WIDTH"] = fmt::format("{}", l.accumulator_width);
+      write_text(dir / "rtl" / (n.name + "_scale.hex"), rom_file(l.weight_codes, 1, l.weight->width));
+      write_text(dir / "rtl" / (n.name + "_shift.hex"), rom_file(l.aligned_bias, 1, l.accumulator_width));
+      extra["SCALE_MEMFILE"] = fmt::format("\"rtl/{}_scale.hex\"", n.name);
+      extra["SHIFT_MEMFILE"] = fmt::format("\"rtl/{}_shift.hex\"", n.name);
+      info_.multipliers += param_int(n, "DATA_IN_0_PARALLELISM_DIM_0");
+    } else if (module == "mase_lut") {
+      const eval::fixed_lowering& l = lowering_of(n);
+      write_text(dir / "rtl" / (n.name + "_lut.hex"), rom_file(l.table, 1, l.output.width));
+      extra["LUT_MEMFILE"] = fmt::format("\"rtl/{}_lut.hex\"", n.name);
+    } else if (module == "mase_softmax") {
+      const eval::softmax_rule& rule = *lowering_of(n).softmax_rows;
+      write_text(dir / "rtl" / (n.name + "_exp.hex"), rom_file(rule.exp_table, 1, rule.exp_frac + 1));
+      extra["EXP_FRAC"] = fmt::format("{}", rule.exp_frac);
+      extra["EXP_TABLE_SIZE"] = fmt::format("{}", rule.exp_table.size());
+      extra["EXP_MEMFILE"] = fmt::format("\"rtl/{}_exp.hex\"", n.name);
+    } else if (module == "mase_permute") {
+      const std::int64_t lanes = param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
+      const shape& tensor_in = entry_meta(n, "data_in_0")->shape;
+      const shape in = sample_shape(tensor_in, batch_);
+      std::vector<std::int64_t> order;
+      if (const auto* select = n.op.get_if<op::index_select>()) {
+        const std::int64_t d = sample_dim(select->dim, tensor_in, batch_);
+        order = gather_order(in, d, selected_rows(n, in, d, g_[n.inputs[1]].parameters.at("value")));
+      } else if (const auto* cut = n.op.get_if<op::slice>()) {
+        const std::int64_t d = sample_dim(cut->dim, tensor_in, batch_);
+        order = gather_order(in, d, sliced_rows(*cut, in, d, sample_shape(entry_meta(n, "data_out_0")->shape, batch_)[d]));
+      } else {
+        dims permutation = n.op.get_if<op::permute>()->dims;
+        if (in.size() != tensor_in.size()) {  // the added batch dimension stays first
+          dims moved{0};
+          for (std::int64_t d : permutation) moved.push_back(sample_dim(d, tensor_in, batch_));
+          permutation = moved;
+        }
+        order = permute_order(in, permutation);
+      }
+      write_text(dir / "rtl" / (n.name + "_order.hex"), rom_file(order, lanes, bits_for(per_sample(tensor_in))));
+      extra["ORDER_MEMFILE"] = fmt::format("\"rtl/{}_order.hex\"", n.name);
+    } else if (module == "mase_embedding") {
+      // The table as the evaluator's result holds it: the quantized weight in the result's format.
+      const fixed_fmt out = fixed_of(n, "data_out_0");
+      const std::int64_t lanes = param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
+      const std::span<const float> weight = reference_->quantized_parameters(g_.id(n.name)).at("weight").values();
+      std::vector<float> table(weight.begin(), weight.end());
+      quantize(format(out), table, table);
+      std::vector<std::int64_t> codes(table.size());
+      for (std::size_t i = 0; i < table.size(); ++i) codes[i] = eval::raw_of(table[i], out.frac);
+      write_text(dir / "rtl" / (n.name + "_weight.hex"), rom_file(codes, lanes, out.width));
+      extra["WEIGHT_MEMFILE"] = fmt::format("\"rtl/{}_weight.hex\"", n.name);
+    } else if (module == "mase_binary" && (param_int(n, "CONSTANT_INPUT") >= 0 || param_int(n, "BROADCAST_INPUT") >= 0)) {
+      // The table: a constant operand's codes, or a broadcast operand's read positions, for every
+      // beat of a sample in the result's order.
+      const std::int64_t lanes = param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
+      const bool constant = param_int(n, "CONSTANT_INPUT") >= 0;
+      const auto operand = static_cast<std::size_t>(param_int(n, constant ? "CONSTANT_INPUT" : "BROADCAST_INPUT"));
+      std::vector<std::int64_t> order =
+          broadcast_order(sample_shape(entry_meta(n, "data_out_0")->shape, batch_),
+                          entry_meta(n, data_in_name(operand))->shape);
+      int width = constant ? 0 : bits_for(param_int(n, "BROADCAST_SIZE"));
+      if (constant) {
+        const fixed_fmt f = fixed_of(n, data_in_name(operand));
+        const tensor& values = constant_operands_.at({g_.id(n.name).index, operand});
+        for (std::int64_t& v : order) v = eval::raw_of(values.data()[v], f.frac);
+        width = f.width;
+      }
+      write_text(dir / "rtl" / (n.name + "_table.hex"), rom_file(order, lanes, width));
+      extra["TABLE_MEMFILE"] = fmt::format("\"rtl/{}_table.hex\"", n.name);
+      extra["TABLE_WIDTH"] = fmt::format("{}", width);
+    } else if (module == "mase_cat" && param_int(n, "CONSTANT_INPUT") >= 0) {
+      // The constant operand's codes for one sample, in order (it repeats in every sample).
+      const auto operand = static_cast<std::size_t>(param_int(n, "CONSTANT_INPUT"));
+      const fixed_fmt f = fixed_of(n, data_in_name(operand));
+      const tensor& values = constant_operands_.at({g_.id(n.name).index, operand});
+      const std::int64_t lanes = param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
+      std::vector<std::int64_t> codes(static_cast<std::size_t>(param_int(n, "TABLE_BEATS") * lanes));
+      for (std::size_t i = 0; i < codes.size(); ++i) codes[i] = eval::raw_of(values.data()[i], f.frac);
+      write_text(dir / "rtl" / (n.name + "_table.hex"), rom_file(codes, lanes, f.width));
+      extra["TABLE_MEMFILE"] = fmt::format("\"rtl/{}_table.hex\"", n.name);
+    } else if (module == "mase_layer_norm") {
+      const eval::normalization_rule& rule = *lowering_of(n).normalization_rows;
+      const std::int64_t lanes = param_int(n, "DATA_IN_0_PARALLELISM_DIM_0");
+      require(rule.epsilon < (std::int64_t{1} << 31),
+              "emit_verilog: node {} ({}): eps·N²·2^(2·F_x) = {} does not fit the component's 32-bit EPSILON; "
+              "use a smaller eps or fewer input fraction bits",
+              n.name, n.op_name(), rule.epsilon);
+      extra["RECIPROCAL_BITS"] = fmt::format("{}", rule.reciprocal_bits);
+      extra["PRODUCT_FRAC"] = fmt::format("{}", rule.product_frac());
+      extra["EPSILON"] = fmt::format("{}", rule.epsilon);
+      if (rule.weight) {
+        write_text(dir / "rtl" / (n.name + "_weight.hex"), rom_file(rule.weight_codes, lanes, rule.weight->width));
+        extra["WEIGHT_MEMFILE"] = fmt::format("\"rtl/{}_weight.hex\"", n.name);
+      }
+      if (rule.bias) {
+        // Two's complement words just wide enough for every aligned bias.
+        int width = 2;
+        for (std::int64_t b : rule.aligned_bias)
+          width = std::max(width, 1 + static_cast<int>(std::bit_width(static_cast<std::uint64_t>(b < 0 ? ~b : b))));
+        write_text(dir / "rtl" / (n.name + "_bias.hex"), rom_file(rule.aligned_bias, lanes, width));
+        extra["BIAS_MEMFILE"] = fmt::format("\"rtl/{}_bias.hex\"", n.name);
+        extra["BIAS_WIDTH"] = fmt::format("{}", width);
+      }
+    }
+    if (module == "mase_binary" && param_int(n, "OPERATION") == 2)
+      info_.multipliers += param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
+
+    std::string params_text, locals;
+    const std::vector<std::string> declared = component_parameters(source_of(module));
+    for (const std::string& p : declared) {
+      std::string value;
+      if (const auto e = extra.find(p); e != extra.end()) {
+        value = e->second;
+        if (value.front() != '"') {  // a number the emitter derived: named like the metadata's
+          locals += fmt::format("  localparam {}_{} = {};\n", n.name, p, value);
+          value = fmt::format("{}_{}", n.name, p);
+        }
+      } else if (const auto v = n.meta.hardware.verilog_param.find(p); v != n.meta.hardware.verilog_param.end()) {
+        // MASE's top-level names: <node>_<PARAMETER>.
+        locals += fmt::format("  localparam {}_{} = {};\n", n.name, p, verilog_literal(v->second));
+        value = fmt::format("{}_{}", n.name, p);
+      } else {
+        continue;  // the module's default
+      }
+      params_text += fmt::format("{}    .{}({})", params_text.empty() ? "" : ",\n", p, value);
+    }
+    const std::string_view source = source_of(module);
+    std::string ports;
+    const auto port = [&](std::string_view name, const std::string& signal) {
+      ports += fmt::format("{}    .{}({})", ports.empty() ? "" : ",\n", name, signal);
+    };
+    if (uses_identifier(source, "clk")) port("clk", "clk");
+    if (uses_identifier(source, "rst")) port("rst", "rst");
+    std::string wires;
+    for (std::size_t i = 0; i < stream_input_count(n); ++i) {
+      const std::string s = stream_name(n, data_in_name(i));
+      if (!is_stream_input(g_, n, i)) {  // a constant operand: the component's table holds it
+        // Sized: Icarus reads an unsized '0 on a port as one bit (and warns).
+        port(data_in_name(i), fmt::format("{}'d0", param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0") *
+                                                        fixed_of(n, data_in_name(i)).width));
+        port(data_in_name(i) + "_valid", "1'b0");
+        port(data_in_name(i) + "_ready", s + "_ready");
+        wires += fmt::format("  /* verilator lint_off UNUSEDSIGNAL */\n  logic {}_ready;  // a constant operand: not a "
+                             "stream\n  /* verilator lint_on UNUSEDSIGNAL */\n",
+                             s);
+        continue;
+      }
+      port(data_in_name(i), s);
+      port(data_in_name(i) + "_valid", s + "_valid");
+      port(data_in_name(i) + "_ready", s + "_ready");
+    }
+    const std::string out = stream_name(n, "data_out_0");
+    port("data_out_0", out);
+    port("data_out_0_valid", out + "_valid");
+    port("data_out_0_ready", out + "_ready");
+
+    for (std::size_t i = 0; i < stream_input_count(n); ++i) {
+      if (!is_stream_input(g_, n, i)) continue;
+      const fixed_fmt f = fixed_of(n, data_in_name(i));
+      const std::int64_t lanes = param_int(n, fmt::format("DATA_IN_{}_PARALLELISM_DIM_0", i));
+      const std::string s = stream_name(n, data_in_name(i));
+      wires += fmt::format("  logic [{}:0] {};\n  logic {}_valid, {}_ready;\n", lanes * f.width - 1, s, s, s);
+    }
+    const fixed_fmt of = fixed_of(n, "data_out_0");
+    wires += fmt::format("  logic [{}:0] {};\n  logic {}_valid, {}_ready;\n",
+                         param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0") * of.width - 1, out, out, out);
+    return fmt::format("  // {} ({})\n{}{}  {} #(\n{}\n  ) {}_inst (\n{}\n  );\n\n", n.name, n.op_name(), locals, wires,
+                       module, params_text, n.name, ports);
+  }
+
+  // The data of one edge, cast if the reader's format differs.
+  std::string connect_data(const std::string& from, const fixed_fmt& from_fmt, const std::string& to,
+                           const fixed_fmt& to_fmt, std::int64_t lanes) {
+    // Same width, fraction and overflow: the cast is the identity (rounding modes do not act on it).
+    if (from_fmt.width == to_fmt.width && from_fmt.frac == to_fmt.frac && from_fmt.ovf == to_fmt.ovf)
+      return fmt::format("  assign {} = {};\n", to, from);
+    ++info_.casts;
+    return fmt::format("  mase_cast #(.IN_WIDTH({}), .IN_FRAC({}), .OUT_WIDTH({}), .OUT_FRAC({}), .SYMMETRIC({}), "
+                       ".LANES({})) {}_cast (.data_in({}), .data_out({}));\n",
+                       from_fmt.width, from_fmt.frac, to_fmt.width, to_fmt.frac,
+                       to_fmt.ovf == overflow::saturate_symmetric ? 1 : 0, lanes, to, from, to);
+  }
+
+  // The components downstream of a sink's reader, the reader included (none for a graph output).
+  std::set<std::size_t> downstream(const sink& k) const {
+    std::set<std::size_t> reached;
+    if (k.top_output >= 0) return reached;
+    std::vector<node_id> pending{k.consumer};
+    while (!pending.empty()) {
+      const node_id id = pending.back();
+      pending.pop_back();
+      if (!reached.insert(id.index).second) continue;
+      if (const auto it = sources_index_.find(id.index); it != sources_index_.end())
+        for (const sink& next : sources_[it->second].sinks)
+          if (next.top_output < 0) pending.push_back(next.consumer);
+    }
+    return reached;
+  }
+
+  // How many samples the other readers of fork `s` may take ahead of reader j before j's reader
+  // needs anything from them (a residual's short branch waits for the long one): the samples the
+  // components only their branches reach may hold (component::samples_held). Reader j's FIFO
+  // holds that many samples and one more, so the fork never stalls the branch it waits for.
+  std::int64_t samples_ahead(const stream_source& s, std::size_t j) const {
+    const std::set<std::size_t> mine = downstream(s.sinks[j]);
+    std::int64_t most = 0;
+    for (std::size_t t = 0; t < s.sinks.size(); ++t) {
+      if (t == j) continue;
+      std::int64_t held = 0;
+      for (std::size_t index : downstream(s.sinks[t]))
+        if (!mine.contains(index)) held += samples_held(*g_[node_id{static_cast<std::uint32_t>(index)}].meta.hardware.module);
+      most = std::max(most, held);
+    }
+    return most;
+  }
+
+  std::string top_core_text(const fs::path& dir, std::set<std::string>& modules) {
+    std::string body;
+    for (node_id id : components_) {
+      body += instance_text(g_[id], dir, modules);
+      info_.components.push_back(g_[id].name);
+    }
+    body += "  // Streams between components\n";
+    for (const stream_source& s : sources_) {
+      const std::string from = s.top_input ? s.signal() : stream_name(g_[s.id], "data_out_0");
+      const auto sink_signal = [&](const sink& k) {
+        return k.top_output >= 0 ? fmt::format("data_out_{}", k.top_output) : stream_name(g_[k.consumer], data_in_name(k.input));
+      };
+      const auto sink_format = [&](const sink& k) {
+        return k.top_output >= 0 ? s.format : fixed_of(g_[k.consumer], data_in_name(k.input));
+      };
+      const auto sink_lanes = [&](const sink& k) {
+        return k.top_output >= 0 ? s.lanes : param_int(g_[k.consumer], fmt::format("DATA_IN_{}_PARALLELISM_DIM_0", k.input));
+      };
+      // One reader's edge from the stream `data` (with its _valid and _ready): a lane converter when
+      // the reader takes another number of lanes, then the cast when its format differs.
+      const auto connect = [&](const std::string& data, const sink& k) {
+        const std::string to = sink_signal(k);
+        std::string stream = data;
+        const std::int64_t lanes = sink_lanes(k);
+        if (lanes != s.lanes) {
+          ++info_.lane_converters;
+          modules.insert("mase_lanes");
+          stream = to + "_lanes";
+          body += fmt::format("  logic [{}:0] {};\n  logic {}_valid, {}_ready;\n", lanes * s.format.width - 1, stream,
+                              stream, stream);
+          body += fmt::format("  mase_lanes #(.WIDTH({}), .IN_LANES({}), .OUT_LANES({})) {}_converter (\n"
+                              "    .clk(clk), .rst(rst),\n    .data_in({}), .data_in_valid({}_valid), "
+                              ".data_in_ready({}_ready),\n    .data_out({}), .data_out_valid({}_valid), "
+                              ".data_out_ready({}_ready)\n  );\n",
+                              s.format.width, s.lanes, lanes, stream, data, data, data, stream, stream, stream);
+        }
+        body += connect_data(stream, s.format, to, sink_format(k), lanes);
+        body += fmt::format("  assign {}_valid = {}_valid;\n  assign {}_ready = {}_ready;\n", to, stream, stream, to);
+      };
+      if (s.sinks.size() == 1) {
+        connect(from, s.sinks.front());
+        continue;
+      }
+      // A fork: every reader gets every word through its own FIFO; the producer advances when all have room.
+      ++info_.forks;
+      modules.insert("mase_fifo");
+      const std::int64_t beats = s.elements_per_sample / s.lanes;
+      const std::int64_t bits = s.lanes * s.format.width;
+      std::string all_ready;
+      for (std::size_t j = 0; j < s.sinks.size(); ++j) {
+        const std::int64_t depth = round_up_to_power_of_two(beats * (1 + samples_ahead(s, j)));
+        const std::string fifo = fmt::format("{}_fork_{}", from, j);
+        body += fmt::format("  logic [{}:0] {}_data;\n  logic {}_data_valid, {}_data_ready, {}_in_ready;\n", bits - 1,
+                            fifo, fifo, fifo, fifo);
+        body += fmt::format("  mase_fifo #(.WIDTH({}), .DEPTH({})) {} (\n    .clk(clk), .rst(rst),\n    .in_data({}), "
+                            ".in_valid({}_valid & {}_ready), .in_ready({}_in_ready),\n    .out_data({}_data), "
+                            ".out_valid({}_data_valid), .out_ready({}_data_ready)\n  );\n",
+                            bits, depth, fifo, from, from, from, fifo, fifo, fifo, fifo);
+        connect(fifo + "_data", s.sinks[j]);
+        all_ready += fmt::format("{}{}_in_ready", all_ready.empty() ? "" : " & ", fifo);
+      }
+      body += fmt::format("  assign {}_ready = {};\n", from, all_ready);
+    }
+
+    std::string ports = "  input  logic clk,\n  input  logic rst";
+    for (const stream_port& p : info_.inputs)
+      ports += fmt::format(",\n  input  logic [{}:0] {},\n  input  logic {}_valid,\n  output logic {}_ready",
+                           p.lanes * p.format.width - 1, p.name, p.name, p.name);
+    for (const stream_port& p : info_.outputs)
+      ports += fmt::format(",\n  output logic [{}:0] {},\n  output logic {}_valid,\n  input  logic {}_ready",
+                           p.lanes * p.format.width - 1, p.name, p.name, p.name);
+    return fmt::format("// Generated by mase: the components of the graph and the streams between them.\n"
+                       "module top_core (\n{}\n);\n\n{}endmodule\n",
+                       ports, body);
+  }
+
+  std::string top_text() const {
+    std::string params, ports = "  input  logic clk,\n  input  logic rst", body;
+    const auto add = [&](const stream_port& p, bool input) {
+      const std::string& key = p.name;
+      const std::string upper = mase::detail::upper(key);
+      params += fmt::format("{}  parameter int {}_PRECISION_0 = {},\n  parameter int {}_PRECISION_1 = {},\n"
+                            "  parameter int {}_PARALLELISM_DIM_0 = {}",
+                            params.empty() ? "" : ",\n", upper, p.format.width, upper, p.format.frac, upper, p.lanes);
+      ports += fmt::format(",\n  {} logic [{}_PRECISION_0-1:0] {} [{}_PARALLELISM_DIM_0-1:0],\n  {} logic {}_valid,\n"
+                           "  {} logic {}_ready",
+                           input ? "input " : "output", upper, key, upper, input ? "input " : "output", key,
+                           input ? "output" : "input ", key);
+      body += fmt::format("  logic [{}_PARALLELISM_DIM_0*{}_PRECISION_0-1:0] {}_flat;\n", upper, upper, key);
+      body += fmt::format("  for (genvar l = 0; l < {}_PARALLELISM_DIM_0; l++) begin : g_{}\n", upper, key);
+      if (input)
+        body += fmt::format("    assign {}_flat[l*{}_PRECISION_0 +: {}_PRECISION_0] = {}[l];\n", key, upper, upper, key);
+      else
+        body += fmt::format("    assign {}[l] = {}_flat[l*{}_PRECISION_0 +: {}_PRECISION_0];\n", key, key, upper, upper);
+      body += "  end\n";
+    };
+    for (const stream_port& p : info_.inputs) add(p, true);
+    for (const stream_port& p : info_.outputs) add(p, false);
+    std::string connections = "    .clk(clk),\n    .rst(rst)";
+    for (const auto* list : {&info_.inputs, &info_.outputs})
+      for (const stream_port& p : *list)
+        connections += fmt::format(",\n    .{}({}_flat),\n    .{}_valid({}_valid),\n    .{}_ready({}_ready)", p.name,
+                                   p.name, p.name, p.name, p.name, p.name);
+    return fmt::format(
+        "// Generated by mase: the design's top level with MASE's port convention (one unpacked array\n"
+        "// element per lane). The parameters describe the design; its widths are fixed by top_core.\n"
+        "// PRECISION_1 is the fraction width of each port's fixed-point words.\n"
+        
+        "/* verilator lint_off UNUSEDPARAM */\n"
+        "module top #(\n{}\n) (\n{}\n);\n/* verilator lint_on UNUSEDPARAM */\n{}\n  top_core core (\n{}\n  );\n\nendmodule\n",
+        params, ports, body, connections);
+  }
+
+  std::int64_t max_word_bits() const {
+    std::int64_t bits = 1;
+    for (const stream_port& p : info_.outputs) bits = std::max(bits, p.lanes * p.format.width);
+    return bits;
+  }
+  std::string testbench_text() const;
+  static std::string verilator_main_text();
+
+  const graph& g_;
+  const emit_options& options_;
+  std::optional<evaluator> reference_;  // bit-exact: the testbench's golden model, and each component's lowering
+  std::vector<node_id> components_;
+  std::vector<stream_source> sources_;
+  std::map<std::size_t, std::size_t> sources_index_;
+  std::map<std::pair<std::size_t, std::size_t>, tensor> constant_operands_;  // (node, input): its codes' values
+  std::vector<std::pair<int, std::string>> stimulus_, expected_;
+  std::int64_t samples_ = 0;
+  std::int64_t batch_ = mase::detail::hardware_batch(g_);  // the samples the graph's tensors hold
+  emit_info info_;
+};
+
+}  // namespace detail
+
+// Emits the project; see the top of this file.
+MASE_COMPILED_INLINE emit_info emit_verilog_project(const graph& g, const emit_options& options) {
+  return detail::emitter(g, options).run();
+}
+
+}  // namespace mase::verilog
+
+// The emitter's testbench members.
+#include <mase/verilog/testbench.hpp>
