@@ -5,6 +5,12 @@
 #include <mase/pass/quantization_report.hpp>
 #include <mase/pass/report_tables_definitions.hpp>  // detail::mase_op_of
 
+// A unit that links mase::compiled gets these from the library; defining them again here would
+// break the link with duplicate symbols.
+#if MASE_EXTERN_INSTANTIATIONS && !defined(MASE_DEFINE_COMPILED)
+#error "this header holds definitions that mase::compiled provides; include <mase/pass/quantization_report.hpp> instead"
+#endif
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

@@ -4,6 +4,12 @@
 
 #include <mase/quant/block.hpp>
 
+// A unit that links mase::compiled gets these from the library; defining them again here would
+// break the link with duplicate symbols.
+#if MASE_EXTERN_INSTANTIATIONS && !defined(MASE_DEFINE_COMPILED)
+#error "this header holds definitions that mase::compiled provides; include <mase/quant/block.hpp> instead"
+#endif
+
 #include <algorithm>
 #include <cstdint>
 #include <span>

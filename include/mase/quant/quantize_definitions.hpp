@@ -5,6 +5,12 @@
 
 #include <mase/quant/quantize.hpp>
 
+// A unit that links mase::compiled gets these from the library; defining them again here would
+// break the link with duplicate symbols.
+#if MASE_EXTERN_INSTANTIATIONS && !defined(MASE_DEFINE_COMPILED)
+#error "this header holds definitions that mase::compiled provides; include <mase/quant/quantize.hpp> instead"
+#endif
+
 #include <cstdint>
 #include <span>
 #include <type_traits>

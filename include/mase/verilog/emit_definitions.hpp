@@ -873,3 +873,9 @@ MASE_COMPILED_INLINE emit_info emit_verilog_project(const graph& g, const emit_o
 
 // The emitter's testbench members.
 #include <mase/verilog/testbench.hpp>
+
+// A unit that links mase::compiled gets these from the library; defining them again here would
+// break the link with duplicate symbols.
+#if MASE_EXTERN_INSTANTIATIONS && !defined(MASE_DEFINE_COMPILED)
+#error "this header holds definitions that mase::compiled provides; include <mase/verilog/emit.hpp> instead"
+#endif
