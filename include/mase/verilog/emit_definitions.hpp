@@ -1,5 +1,5 @@
 #pragma once
-// The emitter (pass/verilog/emit.hpp declares emit_verilog_project and says what it writes):
+// The emitter (verilog/emit.hpp declares emit_verilog_project and says what it writes):
 // inline in the header-only mode, compiled once in mase::compiled (src/verilog.cpp) otherwise.
 
 #include <mase/core/error.hpp>
