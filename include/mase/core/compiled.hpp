@@ -1,7 +1,8 @@
 #pragma once
 // mase is header-only by default. A project may instead take the code that walks the whole
-// vocabulary (the evaluator and every kernel, the quantizer over every runtime format, the
-// built-in ops built by name, the checkpoint codec) compiled once, from the mase::compiled
+// vocabulary (the evaluator and every kernel, the quantizer over every runtime format, the passes'
+// bodies, the Verilog emitter and cost model, the built-in ops built by name, the checkpoint
+// codec) compiled once, from the mase::compiled
 // library: linking that CMake target defines MASE_SEPARATE_COMPILATION, and the headers then
 // declare those functions and instantiations instead of compiling them in every translation unit
 // (docs/architecture.md, "What including mase costs").
@@ -10,7 +11,8 @@
 // MASE_EXTERN_INSTANTIATIONS is 1. A non-template function is declared MASE_COMPILED_INLINE in
 // its header, and defined, MASE_COMPILED_INLINE again, in a *_definitions.hpp header that the
 // header includes only in the header-only mode (there the macro is `inline`); in the compiled
-// mode exactly one of the library's units (src/*.cpp) includes it, and the macro is empty.
+// mode the macro is empty and exactly one of the library's units (src/*.cpp) includes it, having
+// defined MASE_DEFINE_COMPILED; any other unit that includes it there stops with an #error.
 #if defined(MASE_SEPARATE_COMPILATION)
 #define MASE_EXTERN_INSTANTIATIONS 1
 #define MASE_COMPILED_INLINE
