@@ -3,6 +3,7 @@
 #include <mase/core/ordered_map.hpp>
 #include <mase/core/shape.hpp>
 #include <mase/core/tensor.hpp>
+#include <mase/core/tensor_eigen.hpp>
 
 #include <catch2/catch.hpp>
 

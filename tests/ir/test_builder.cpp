@@ -1,5 +1,6 @@
 // The builder: a model in a few lines, parameters initialised as PyTorch does.
 
+#include <mase/core/tensor_eigen.hpp>
 #include <mase/ir/builder.hpp>
 
 #include <catch2/catch.hpp>

@@ -1,5 +1,6 @@
 // The dynamic graph: building, lookup, rewiring, erasing and the topological order.
 
+#include <mase/core/tensor_eigen.hpp>
 #include <mase/ir/graph.hpp>
 
 #include <catch2/catch.hpp>

@@ -11,6 +11,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <Eigen/Core>
+
 #include <cmath>
 #include <cstdint>
 #include <limits>

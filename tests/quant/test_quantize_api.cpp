@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <Eigen/Core>
+
 #include <cmath>
 #include <cstring>
 #include <random>

@@ -1,29 +1,32 @@
 #pragma once
 // tensor: a float32 array with a shape, stored contiguously in row-major (C) order, as PyTorch
 // and safetensors store them. Parameters live in the graph as tensors; kernels view them
-// through Eigen maps without copying.
+// through Eigen maps without copying (matrix(), array()), which <mase/core/tensor_eigen.hpp>
+// defines: a unit that never views a tensor through Eigen does not compile Eigen.
 
 #include <mase/core/error.hpp>
 #include <mase/core/shape.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <span>
 #include <utility>
 #include <vector>
 
-#include <Eigen/Core>
-
 namespace mase {
+
+namespace detail {
+// The Eigen types of tensor's views, defined for mase::tensor by <mase/core/tensor_eigen.hpp>.
+template <class Tensor>
+struct eigen_views {
+  static_assert(sizeof(Tensor) == 0, "mase::tensor's matrix() and array() views need #include <mase/core/tensor_eigen.hpp>");
+};
+}  // namespace detail
 
 class tensor {
 public:
   using value_type = float;
-  // Row-major, so that map_matrix() of a [rows, cols] tensor has PyTorch's layout.
-  using matrix_map = Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
-  using const_matrix_map = Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
-  using array_map = Eigen::Map<Eigen::ArrayXf>;
-  using const_array_map = Eigen::Map<const Eigen::ArrayXf>;
 
   tensor() = default;
   // Zero-filled.
@@ -43,14 +46,26 @@ public:
   std::span<float> values() noexcept { return data_; }
   std::span<const float> values() const noexcept { return data_; }
 
-  // All elements as one column.
-  array_map array() noexcept { return {data_.data(), static_cast<Eigen::Index>(data_.size())}; }
-  const_array_map array() const noexcept { return {data_.data(), static_cast<Eigen::Index>(data_.size())}; }
+  // All elements as one column (an Eigen::Map of an ArrayXf).
+  template <class Self = tensor>
+  typename detail::eigen_views<Self>::array_map array() noexcept {
+    return {data_.data(), static_cast<std::ptrdiff_t>(data_.size())};
+  }
+  template <class Self = tensor>
+  typename detail::eigen_views<Self>::const_array_map array() const noexcept {
+    return {data_.data(), static_cast<std::ptrdiff_t>(data_.size())};
+  }
 
-  // The tensor as a matrix whose columns are the last dimension and whose rows are all the
-  // others ([out, in] for a linear weight; [1, n] for a vector).
-  matrix_map matrix() noexcept { return {data_.data(), rows(), cols()}; }
-  const_matrix_map matrix() const noexcept { return {data_.data(), rows(), cols()}; }
+  // The tensor as a row-major Eigen matrix whose columns are the last dimension and whose rows
+  // are all the others ([out, in] for a linear weight, as PyTorch lays it out; [1, n] for a vector).
+  template <class Self = tensor>
+  typename detail::eigen_views<Self>::matrix_map matrix() noexcept {
+    return {data_.data(), rows(), cols()};
+  }
+  template <class Self = tensor>
+  typename detail::eigen_views<Self>::const_matrix_map matrix() const noexcept {
+    return {data_.data(), rows(), cols()};
+  }
 
   // The same values under another shape with the same number of elements.
   tensor reshaped(const mase::shape& s) const& { return tensor(s, data_); }
@@ -72,10 +87,10 @@ private:
     }
     return static_cast<std::size_t>(count);
   }
-  Eigen::Index cols() const noexcept { return shape_.empty() ? 1 : static_cast<Eigen::Index>(shape_.back()); }
-  Eigen::Index rows() const noexcept {
-    const Eigen::Index c = cols();
-    return c == 0 ? 0 : static_cast<Eigen::Index>(data_.size()) / c;
+  std::ptrdiff_t cols() const noexcept { return shape_.empty() ? 1 : static_cast<std::ptrdiff_t>(shape_.back()); }
+  std::ptrdiff_t rows() const noexcept {
+    const std::ptrdiff_t c = cols();
+    return c == 0 ? 0 : static_cast<std::ptrdiff_t>(data_.size()) / c;
   }
 
   mase::shape shape_;

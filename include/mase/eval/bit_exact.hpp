@@ -28,6 +28,7 @@
 
 #include <mase/eval/fixed_functions.hpp>
 #include <mase/eval/fixed_rules.hpp>
+#include <mase/core/tensor_eigen.hpp>
 #include <mase/eval/kernel.hpp>
 #include <mase/eval/lowering.hpp>
 #include <mase/eval/kernels/elementwise.hpp>

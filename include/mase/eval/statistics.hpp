@@ -29,6 +29,7 @@
 #include <mase/core/shape.hpp>
 #include <mase/core/suggest.hpp>
 #include <mase/core/tensor.hpp>
+#include <mase/core/tensor_eigen.hpp>
 #include <mase/ir/metadata.hpp>
 
 #include <algorithm>

@@ -3,6 +3,7 @@
 // in mase::compiled (src/passes.cpp) otherwise.
 
 #include <mase/core/suggest.hpp>
+#include <mase/core/tensor_eigen.hpp>
 #include <mase/pass/prune.hpp>
 
 // A unit that links mase::compiled gets these from the library; defining them again here would

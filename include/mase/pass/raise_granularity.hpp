@@ -474,7 +474,7 @@ private:
       norm.elementwise_affine = true;
       if (!gamma) {
         gamma = tensor(ns);
-        gamma->array().setOnes();
+        std::ranges::fill(gamma->values(), 1.0f);
       }
       r.parameters.emplace_back("weight", std::move(*gamma));
     }

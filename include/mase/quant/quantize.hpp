@@ -12,11 +12,16 @@
 #include <mase/quant/log.hpp>
 #include <mase/quant/minifloat.hpp>
 
-#include <Eigen/Core>
-
 #include <cstdint>
 #include <span>
 #include <vector>
+
+// Eigen's own declaration, so that quantized() below accepts any Eigen expression without
+// including Eigen (a caller that has one has included it).
+namespace Eigen {
+template <typename Derived>
+class DenseBase;
+}  // namespace Eigen
 
 namespace mase {
 
@@ -53,26 +58,31 @@ inline std::vector<float> quantized(const format& f, std::span<const float> in, 
 }
 
 // Eigen: a vector is a 1-D tensor; a matrix or 2-D array is [rows, cols] in row-major order
-// (as MASE's tensors), whatever Eigen's storage order.
+// (as MASE's tensors), whatever Eigen's storage order. Written against Eigen's DenseBase
+// declared, not defined, so that including mase compiles no Eigen: a caller has included it.
 template <class Derived>
 auto quantized(const format& f, const Eigen::DenseBase<Derived>& x) {
   using Plain = typename Derived::PlainObject;
   static_assert(std::is_same_v<typename Derived::Scalar, float>, "mase::quantized: the Eigen array must hold float");
-  if constexpr (Derived::IsVectorAtCompileTime) {
-    Plain out = x;
-    const std::int64_t shape[] = {static_cast<std::int64_t>(out.size())};
-    quantize(f, std::span<const float>(out.data(), static_cast<std::size_t>(out.size())), shape,
-             std::span<float>(out.data(), static_cast<std::size_t>(out.size())));
-    return out;
+  Plain out = x.derived();
+  const auto values = std::span<float>(out.data(), static_cast<std::size_t>(out.size()));
+  if constexpr (Derived::IsVectorAtCompileTime || Plain::IsRowMajor) {
+    // The storage is already the row-major order (a vector has one).
+    const std::int64_t vector_shape[] = {static_cast<std::int64_t>(out.size())};
+    const std::int64_t matrix_shape[] = {static_cast<std::int64_t>(out.rows()), static_cast<std::int64_t>(out.cols())};
+    quantize(f, values, Derived::IsVectorAtCompileTime ? std::span<const std::int64_t>(vector_shape) : matrix_shape,
+             values);
   } else {
-    using RowMajor = Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-    RowMajor buffer = x.derived().array();
-    const std::int64_t shape[] = {static_cast<std::int64_t>(buffer.rows()), static_cast<std::int64_t>(buffer.cols())};
-    const std::span<float> values(buffer.data(), static_cast<std::size_t>(buffer.size()));
-    quantize(f, values, shape, values);
-    Plain out = buffer.template cast<float>();
-    return out;
+    std::vector<float> row_major(values.size());
+    const auto rows = out.rows(), cols = out.cols();
+    for (std::ptrdiff_t r = 0; r < rows; ++r)
+      for (std::ptrdiff_t c = 0; c < cols; ++c) row_major[static_cast<std::size_t>(r * cols + c)] = out(r, c);
+    const std::int64_t shape[] = {static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols)};
+    quantize_in_place(f, row_major, shape);
+    for (std::ptrdiff_t r = 0; r < rows; ++r)
+      for (std::ptrdiff_t c = 0; c < cols; ++c) out(r, c) = row_major[static_cast<std::size_t>(r * cols + c)];
   }
+  return out;
 }
 
 template <class Derived>

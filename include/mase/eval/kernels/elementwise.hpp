@@ -10,7 +10,7 @@
 
 #include <mase/core/error.hpp>
 #include <mase/core/shape.hpp>
-#include <mase/core/tensor.hpp>
+#include <mase/core/tensor_eigen.hpp>
 #include <mase/eval/kernel.hpp>
 #include <mase/ir/op/shape_rules.hpp>
 #include <mase/ir/ops.hpp>
@@ -26,7 +26,6 @@
 #include <string_view>
 #include <type_traits>
 
-#include <Eigen/Core>
 #include <unsupported/Eigen/SpecialFunctions>  // Array::erf (vectorized for float)
 #include <fmt/format.h>
 
@@ -57,8 +56,8 @@ inline void check_storage(const tensor& t, const kernel_args& args, std::string_
 }
 
 struct unary_maps {
-  tensor::const_array_map x;
-  tensor::array_map y;
+  mase::detail::eigen_views<tensor>::const_array_map x;
+  mase::detail::eigen_views<tensor>::array_map y;
 };
 
 // The input and output of a one-input op, checked to have the same shape (the evaluator sizes

@@ -14,7 +14,7 @@
 
 #include <mase/core/error.hpp>
 #include <mase/core/shape.hpp>
-#include <mase/core/tensor.hpp>
+#include <mase/core/tensor_eigen.hpp>
 #include <mase/eval/kernel.hpp>
 #include <mase/ir/op/bmm.hpp>
 #include <mase/ir/op/conv.hpp>
@@ -36,7 +36,6 @@
 #include <utility>
 #include <vector>
 
-#include <Eigen/Core>
 #include <fmt/format.h>
 
 namespace mase::eval {

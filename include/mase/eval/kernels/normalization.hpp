@@ -13,6 +13,7 @@
 // a last-dimension softmax; one channel plane at a time for group and batch norm). Working memory
 // comes from the node's scratch buffer, so a steady-state run does not allocate.
 
+#include <mase/core/tensor_eigen.hpp>
 #include <mase/eval/kernel.hpp>
 #include <mase/ir/ops.hpp>
 
@@ -25,7 +26,6 @@
 #include <string_view>
 #include <vector>
 
-#include <Eigen/Core>
 #include <fmt/format.h>
 
 namespace mase::eval {

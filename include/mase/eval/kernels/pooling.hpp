@@ -8,6 +8,7 @@
 // x.unsqueeze(-2)). Window sums accumulate in float in row-major order (depth, then rows, then
 // columns) and are divided once, as PyTorch's kernels do; maxima are exact.
 
+#include <mase/core/tensor_eigen.hpp>
 #include <mase/eval/kernel.hpp>
 #include <mase/ir/ops.hpp>
 
@@ -17,7 +18,6 @@
 #include <limits>
 #include <span>
 
-#include <Eigen/Core>
 #include <fmt/format.h>
 
 #if defined(__AVX2__)
