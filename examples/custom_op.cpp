@@ -36,7 +36,7 @@ struct hard_shrink {
   static constexpr mase::result_format_rule result_format = mase::result_format_rule::same_as_input;
   static constexpr mase::hardware_mapping hardware{"user_hard_shrink"};  // the module below
   static constexpr mase::arity inputs{1, 1};
-  static constexpr auto attributes() { return std::tuple{mase::attribute("lambda", &hard_shrink::lambda)}; }
+  static constexpr auto attributes() { return mase::attribute_list{mase::attribute("lambda", &hard_shrink::lambda)}; }
   constexpr mase::shape_result infer_shapes(std::span<const mase::shape> in) const { return mase::shape_ok(in[0]); }
   constexpr bool operator==(const hard_shrink&) const = default;
 

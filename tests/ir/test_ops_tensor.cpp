@@ -34,6 +34,7 @@
 #include <initializer_list>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -182,7 +183,26 @@ void check_round_trip(const Op& o, const attribute_list& expected) {
   CHECK(rebuilt == o);
 }
 
+// A user's op written before attribute_list: its attributes() returns a std::tuple.
+struct tuple_attributes_op {
+  std::int64_t axis = 0;
+  double alpha = 1.0;
+  bool inclusive = false;
+  static constexpr auto attributes() {
+    return std::tuple{mase::attribute("axis", &tuple_attributes_op::axis),
+                      mase::attribute("alpha", &tuple_attributes_op::alpha),
+                      mase::attribute("inclusive", &tuple_attributes_op::inclusive)};
+  }
+  constexpr bool operator==(const tuple_attributes_op&) const = default;
+};
+
 }  // namespace
+
+TEST_CASE("an op whose attributes() is a std::tuple reads and writes them as with attribute_list", "[ir][ops]") {
+  using v = attribute_value;
+  check_round_trip(tuple_attributes_op{.axis = -2, .alpha = 0.5, .inclusive = true},
+                   {{"axis", v(std::int64_t{-2})}, {"alpha", v(0.5)}, {"inclusive", v(true)}});
+}
 
 TEST_CASE("attributes round trip through for_each_attribute", "[ir][ops]") {
   using v = attribute_value;

@@ -21,7 +21,7 @@ struct hard_shrink {
   static constexpr mase::op_category category = mase::op_category::elementwise;
   static constexpr mase::quantizable quantization{};  // data_in and data_out, as the built-in activations
   static constexpr mase::arity inputs{1, 1};
-  static constexpr auto attributes() { return std::tuple{mase::attribute("lambda", &hard_shrink::lambda)}; }
+  static constexpr auto attributes() { return mase::attribute_list{mase::attribute("lambda", &hard_shrink::lambda)}; }
   constexpr mase::shape_result infer_shapes(std::span<const mase::shape> in) const { return mase::shape_ok(in[0]); }
   constexpr bool operator==(const hard_shrink&) const = default;
 

@@ -11,7 +11,7 @@ struct abs {
   using kind = mase::kind::implicit_func;
   static constexpr op_category category = op_category::elementwise;
   static constexpr arity inputs{1, 1};
-  static constexpr auto attributes() { return std::tuple{}; }
+  static constexpr auto attributes() { return attribute_list{}; }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const { return shape_rules::same_as_input(in); }
   constexpr bool operator==(const abs&) const = default;

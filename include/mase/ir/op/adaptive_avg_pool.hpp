@@ -20,7 +20,7 @@ struct adaptive_avg_pool {
   using kind = mase::kind::module_related_func;
   static constexpr op_category category = op_category::reduction;
   static constexpr arity inputs{1, 1};
-  static constexpr auto attributes() { return std::tuple{attribute("output_size", &adaptive_avg_pool::output_size)}; }
+  static constexpr auto attributes() { return attribute_list{attribute("output_size", &adaptive_avg_pool::output_size)}; }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {
     if (!shape_rules::fits_spatial(output_size, Rank))

@@ -16,7 +16,7 @@ struct amax {
   static constexpr op_category category = op_category::reduction;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
-    return std::tuple{attribute("dim", &amax::dim), attribute("keepdim", &amax::keepdim)};
+    return attribute_list{attribute("dim", &amax::dim), attribute("keepdim", &amax::keepdim)};
   }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {

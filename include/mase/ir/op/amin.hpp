@@ -16,7 +16,7 @@ struct amin {
   static constexpr op_category category = op_category::reduction;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
-    return std::tuple{attribute("dim", &amin::dim), attribute("keepdim", &amin::keepdim)};
+    return attribute_list{attribute("dim", &amin::dim), attribute("keepdim", &amin::keepdim)};
   }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {

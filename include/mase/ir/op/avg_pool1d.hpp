@@ -20,7 +20,7 @@ struct avg_pool1d {
   static constexpr op_category category = op_category::window;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
-    return std::tuple{attribute("kernel_size", &avg_pool1d::kernel_size), attribute("stride", &avg_pool1d::stride),
+    return attribute_list{attribute("kernel_size", &avg_pool1d::kernel_size), attribute("stride", &avg_pool1d::stride),
                       attribute("padding", &avg_pool1d::padding), attribute("ceil_mode", &avg_pool1d::ceil_mode),
                       attribute("count_include_pad", &avg_pool1d::count_include_pad)};
   }

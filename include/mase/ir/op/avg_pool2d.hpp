@@ -24,7 +24,7 @@ struct avg_pool2d {
   static constexpr hardware_mapping hardware{"mase_pool2d"};
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
-    return std::tuple{attribute("kernel_size", &avg_pool2d::kernel_size), attribute("stride", &avg_pool2d::stride),
+    return attribute_list{attribute("kernel_size", &avg_pool2d::kernel_size), attribute("stride", &avg_pool2d::stride),
                       attribute("padding", &avg_pool2d::padding), attribute("ceil_mode", &avg_pool2d::ceil_mode),
                       attribute("count_include_pad", &avg_pool2d::count_include_pad),
                       attribute("divisor_override", &avg_pool2d::divisor_override)};

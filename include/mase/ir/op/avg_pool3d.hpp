@@ -23,7 +23,7 @@ struct avg_pool3d {
   static constexpr op_category category = op_category::window;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
-    return std::tuple{attribute("kernel_size", &avg_pool3d::kernel_size), attribute("stride", &avg_pool3d::stride),
+    return attribute_list{attribute("kernel_size", &avg_pool3d::kernel_size), attribute("stride", &avg_pool3d::stride),
                       attribute("padding", &avg_pool3d::padding), attribute("ceil_mode", &avg_pool3d::ceil_mode),
                       attribute("count_include_pad", &avg_pool3d::count_include_pad),
                       attribute("divisor_override", &avg_pool3d::divisor_override)};

@@ -32,7 +32,7 @@ struct batch_norm {
   static constexpr auto hardware = facet_when<Rank == 2>(hardware_mapping{"mase_batch_norm"});
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
-    return std::tuple{attribute("num_features", &batch_norm::num_features), attribute("eps", &batch_norm::eps),
+    return attribute_list{attribute("num_features", &batch_norm::num_features), attribute("eps", &batch_norm::eps),
                       attribute("momentum", &batch_norm::momentum), attribute("affine", &batch_norm::affine),
                       attribute("track_running_stats", &batch_norm::track_running_stats)};
   }

@@ -13,7 +13,7 @@ struct bmm {
   static constexpr quantizable quantization{.weight = operand_use::required, .weight_is_data_in_1 = true};
   static constexpr hardware_mapping hardware{"mase_matmul"};
   static constexpr arity inputs{2, 2};
-  static constexpr auto attributes() { return std::tuple{}; }
+  static constexpr auto attributes() { return attribute_list{}; }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {
     const shape& a = in[0];

@@ -19,7 +19,7 @@ struct cat {
   static constexpr result_format_rule result_format = result_format_rule::same_as_input;
   static constexpr hardware_mapping hardware{.module = "mase_cat", .constant_operands = true};
   static constexpr arity inputs{1, arity::unbounded};
-  static constexpr auto attributes() { return std::tuple{attribute("dim", &cat::dim)}; }
+  static constexpr auto attributes() { return attribute_list{attribute("dim", &cat::dim)}; }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {
     constexpr auto legacy_empty = [](const shape& s) { return s.size() == 1 && s[0] == 0; };

@@ -20,7 +20,7 @@ struct compare {
   using kind = mase::kind::builtin_func;
   static constexpr op_category category = op_category::elementwise;
   static constexpr arity inputs{2, 2};
-  static constexpr auto attributes() { return std::tuple{}; }
+  static constexpr auto attributes() { return attribute_list{}; }
 
   // Whether the comparison holds for one pair of elements.
   template <class T>

@@ -13,7 +13,7 @@ struct constant {
   using kind = mase::kind::get_attr;
   static constexpr op_category category = op_category::interface;
   static constexpr arity inputs{0, 0};
-  static constexpr auto attributes() { return std::tuple{attribute("shape", &constant::shape)}; }
+  static constexpr auto attributes() { return attribute_list{attribute("shape", &constant::shape)}; }
 
   constexpr parameter_list parameters() const { return {{"value", shape}}; }
   constexpr shape_result infer_shapes(std::span<const mase::shape>) const { return shape_ok(shape); }

@@ -36,7 +36,7 @@ struct conv {
   static constexpr auto hardware = facet_when<Rank == 2>(hardware_mapping{"mase_conv2d"});
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
-    return std::tuple{attribute("in_channels", &conv::in_channels), attribute("out_channels", &conv::out_channels),
+    return attribute_list{attribute("in_channels", &conv::in_channels), attribute("out_channels", &conv::out_channels),
                       attribute("kernel_size", &conv::kernel_size), attribute("stride", &conv::stride),
                       attribute("padding", &conv::padding),         attribute("dilation", &conv::dilation),
                       attribute("groups", &conv::groups),           attribute("bias", &conv::bias)};

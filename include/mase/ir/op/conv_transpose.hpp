@@ -34,7 +34,7 @@ struct conv_transpose {
   static constexpr op_category category = op_category::dot_product;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
-    return std::tuple{attribute("in_channels", &conv_transpose::in_channels),
+    return attribute_list{attribute("in_channels", &conv_transpose::in_channels),
                       attribute("out_channels", &conv_transpose::out_channels),
                       attribute("kernel_size", &conv_transpose::kernel_size),
                       attribute("stride", &conv_transpose::stride),

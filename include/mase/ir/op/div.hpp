@@ -13,7 +13,7 @@ struct div {
   // Only by a constant power of two, which moves the point and keeps the codes
   // (pass/quantize.hpp's exact_scale_format): the component is wires.
   static constexpr hardware_mapping hardware{"mase_rescale", 1};
-  static constexpr auto attributes() { return std::tuple{}; }
+  static constexpr auto attributes() { return attribute_list{}; }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {
     const shape_result r = shape_rules::broadcast_all(in);

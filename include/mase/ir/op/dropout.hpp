@@ -17,7 +17,7 @@ struct dropout {
   static constexpr hardware_mapping hardware = wired_through;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
-    return std::tuple{attribute("p", &dropout::p), attribute("inplace", &dropout::inplace)};
+    return attribute_list{attribute("p", &dropout::p), attribute("inplace", &dropout::inplace)};
   }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {

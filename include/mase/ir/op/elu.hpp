@@ -16,7 +16,7 @@ struct elu {
   static constexpr hardware_mapping hardware{"mase_lut"};
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
-    return std::tuple{attribute("alpha", &elu::alpha),
+    return attribute_list{attribute("alpha", &elu::alpha),
                       attribute("inplace", &elu::inplace)};
   }
 

@@ -23,7 +23,7 @@ struct embedding {
   static constexpr result_format_rule result_format = result_format_rule::same_as_weight;
   static constexpr hardware_mapping hardware{"mase_embedding"};
   static constexpr auto attributes() {
-    return std::tuple{attribute("num_embeddings", &embedding::num_embeddings),
+    return attribute_list{attribute("num_embeddings", &embedding::num_embeddings),
                       attribute("embedding_dim", &embedding::embedding_dim),
                       attribute("padding_idx", &embedding::padding_idx)};
   }

@@ -16,7 +16,7 @@ struct expand {
   using kind = mase::kind::implicit_func;
   static constexpr op_category category = op_category::data_movement;
   static constexpr arity inputs{1, 1};
-  static constexpr auto attributes() { return std::tuple{attribute("size", &expand::size)}; }
+  static constexpr auto attributes() { return attribute_list{attribute("size", &expand::size)}; }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {
     const shape& x = in[0];

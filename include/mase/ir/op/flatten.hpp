@@ -17,7 +17,7 @@ struct flatten {
   static constexpr hardware_mapping hardware = wired_through;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
-    return std::tuple{attribute("start_dim", &flatten::start_dim), attribute("end_dim", &flatten::end_dim)};
+    return attribute_list{attribute("start_dim", &flatten::start_dim), attribute("end_dim", &flatten::end_dim)};
   }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {

@@ -15,7 +15,7 @@ struct gather {
   using kind = mase::kind::implicit_func;
   static constexpr op_category category = op_category::data_movement;
   static constexpr arity inputs{2, 2};
-  static constexpr auto attributes() { return std::tuple{attribute("dim", &gather::dim)}; }
+  static constexpr auto attributes() { return attribute_list{attribute("dim", &gather::dim)}; }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {
     const shape& x = in[0];

@@ -15,7 +15,7 @@ struct gelu {
   static constexpr quantizable quantization{};
   static constexpr hardware_mapping hardware{"mase_lut"};
   static constexpr arity inputs{1, 1};
-  static constexpr auto attributes() { return std::tuple{attribute("approximate_tanh", &gelu::approximate_tanh)}; }
+  static constexpr auto attributes() { return attribute_list{attribute("approximate_tanh", &gelu::approximate_tanh)}; }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const { return shape_rules::same_as_input(in); }
   constexpr bool operator==(const gelu&) const = default;

@@ -15,7 +15,7 @@ struct getitem {
   static constexpr result_format_rule result_format = result_format_rule::same_as_input;
   static constexpr arity inputs{1, 1};
   static constexpr bool takes_all_results = true;
-  static constexpr auto attributes() { return std::tuple{attribute("index", &getitem::index)}; }
+  static constexpr auto attributes() { return attribute_list{attribute("index", &getitem::index)}; }
 
   // `in` holds every result of the input node.
   constexpr shape_result infer_shapes(std::span<const shape> in) const {

@@ -19,7 +19,7 @@ struct group_norm {
   static constexpr quantizable quantization{};
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
-    return std::tuple{attribute("num_groups", &group_norm::num_groups),
+    return attribute_list{attribute("num_groups", &group_norm::num_groups),
                       attribute("num_channels", &group_norm::num_channels), attribute("eps", &group_norm::eps),
                       attribute("affine", &group_norm::affine)};
   }

@@ -14,7 +14,7 @@ struct hardswish {
   static constexpr quantizable quantization{};
   static constexpr hardware_mapping hardware{"mase_lut"};
   static constexpr arity inputs{1, 1};
-  static constexpr auto attributes() { return std::tuple{attribute("inplace", &hardswish::inplace)}; }
+  static constexpr auto attributes() { return attribute_list{attribute("inplace", &hardswish::inplace)}; }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const { return shape_rules::same_as_input(in); }
   constexpr bool operator==(const hardswish&) const = default;

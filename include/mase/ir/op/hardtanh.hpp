@@ -17,7 +17,7 @@ struct hardtanh {
   static constexpr hardware_mapping hardware{"mase_lut"};
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
-    return std::tuple{attribute("min_val", &hardtanh::min_val),
+    return attribute_list{attribute("min_val", &hardtanh::min_val),
                       attribute("max_val", &hardtanh::max_val),
                       attribute("inplace", &hardtanh::inplace)};
   }

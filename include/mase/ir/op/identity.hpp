@@ -12,7 +12,7 @@ struct identity {
   static constexpr result_format_rule result_format = result_format_rule::same_as_input;
   static constexpr hardware_mapping hardware = wired_through;
   static constexpr arity inputs{1, 1};
-  static constexpr auto attributes() { return std::tuple{}; }
+  static constexpr auto attributes() { return attribute_list{}; }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const { return shape_rules::same_as_input(in); }
   constexpr bool operator==(const identity&) const = default;

@@ -20,7 +20,7 @@ struct index_select {
   static constexpr hardware_mapping hardware{"mase_permute", 1};
   static constexpr result_format_rule result_format = result_format_rule::same_as_input;
   static constexpr arity inputs{2, 2};
-  static constexpr auto attributes() { return std::tuple{attribute("dim", &index_select::dim)}; }
+  static constexpr auto attributes() { return attribute_list{attribute("dim", &index_select::dim)}; }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {
     const shape& x = in[0];

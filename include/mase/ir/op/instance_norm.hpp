@@ -20,7 +20,7 @@ struct instance_norm {
   static constexpr op_category category = op_category::normalization;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
-    return std::tuple{attribute("num_features", &instance_norm::num_features), attribute("eps", &instance_norm::eps),
+    return attribute_list{attribute("num_features", &instance_norm::num_features), attribute("eps", &instance_norm::eps),
                       attribute("affine", &instance_norm::affine)};
   }
 

@@ -22,7 +22,7 @@ struct layer_norm {
   static constexpr hardware_mapping hardware{"mase_layer_norm"};
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
-    return std::tuple{attribute("normalized_shape", &layer_norm::normalized_shape), attribute("eps", &layer_norm::eps),
+    return attribute_list{attribute("normalized_shape", &layer_norm::normalized_shape), attribute("eps", &layer_norm::eps),
                       attribute("elementwise_affine", &layer_norm::elementwise_affine),
                       attribute("bias", &layer_norm::bias)};
   }

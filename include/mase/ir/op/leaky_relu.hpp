@@ -16,7 +16,7 @@ struct leaky_relu {
   static constexpr hardware_mapping hardware{"mase_lut"};
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
-    return std::tuple{attribute("negative_slope", &leaky_relu::negative_slope),
+    return attribute_list{attribute("negative_slope", &leaky_relu::negative_slope),
                       attribute("inplace", &leaky_relu::inplace)};
   }
 

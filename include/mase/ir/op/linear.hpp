@@ -19,7 +19,7 @@ struct linear {
   static constexpr hardware_mapping hardware{"mase_linear"};
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
-    return std::tuple{attribute("in_features", &linear::in_features), attribute("out_features", &linear::out_features),
+    return attribute_list{attribute("in_features", &linear::in_features), attribute("out_features", &linear::out_features),
                       attribute("bias", &linear::bias)};
   }
 

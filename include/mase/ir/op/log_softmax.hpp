@@ -13,7 +13,7 @@ struct log_softmax {
   using kind = mase::kind::module_related_func;
   static constexpr op_category category = op_category::reduction;
   static constexpr arity inputs{1, 1};
-  static constexpr auto attributes() { return std::tuple{attribute("dim", &log_softmax::dim)}; }
+  static constexpr auto attributes() { return attribute_list{attribute("dim", &log_softmax::dim)}; }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {
     if (shape_rules::normalize_dim_scalar_ok(dim, in[0].size()) < 0)

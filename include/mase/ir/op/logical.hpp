@@ -19,7 +19,7 @@ struct logical {
   static constexpr op_category category = op_category::elementwise;
   static constexpr int operands = L == logic::not_ ? 1 : 2;
   static constexpr arity inputs{operands, operands};
-  static constexpr auto attributes() { return std::tuple{}; }
+  static constexpr auto attributes() { return attribute_list{}; }
 
   // The result for one element (b is ignored by not).
   template <class T>

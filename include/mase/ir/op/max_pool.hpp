@@ -30,7 +30,7 @@ struct max_pool {
   static constexpr auto hardware = facet_when<Rank == 2>(hardware_mapping{"mase_pool2d"});
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
-    return std::tuple{attribute("kernel_size", &max_pool::kernel_size), attribute("stride", &max_pool::stride),
+    return attribute_list{attribute("kernel_size", &max_pool::kernel_size), attribute("stride", &max_pool::stride),
                       attribute("padding", &max_pool::padding), attribute("dilation", &max_pool::dilation),
                       attribute("ceil_mode", &max_pool::ceil_mode)};
   }

@@ -13,7 +13,7 @@ struct mul {
   static constexpr quantizable quantization{};
   static constexpr hardware_mapping hardware{.module = "mase_binary", .constant_operands = true};
   static constexpr arity inputs{2, 2};
-  static constexpr auto attributes() { return std::tuple{}; }
+  static constexpr auto attributes() { return attribute_list{}; }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {
     const shape_result r = shape_rules::broadcast_all(in);

@@ -9,7 +9,7 @@
 //     static constexpr std::string_view name = "linear";   // MASE's mase_op
 //     using kind = mase::kind::module_related_func;          // MASE's mase_type
 //     static constexpr arity inputs{1, 1};                   // how many data inputs
-//     static constexpr auto attributes() { return std::tuple{attribute("in_features", &linear::in_features), …}; }
+//     static constexpr auto attributes() { return attribute_list{attribute("in_features", &linear::in_features), …}; }
 //     constexpr parameter_list parameters() const;           // optional: weight, bias, buffers
 //     constexpr shape_result infer_shapes(std::span<const shape> in) const;
 //     constexpr bool operator==(const linear&) const = default;
@@ -54,6 +54,28 @@ struct attribute {
 };
 template <class Op, class T>
 attribute(const char*, T Op::*) -> attribute<Op, T>;
+
+// An op's attributes() in declaration order: attribute_list{attribute(…), …}. A list built for
+// this one use, because ~90 ops each forming a std::tuple type (whose constructors carry
+// constraints) cost every unit a tenth of a second; an op that returns a std::tuple works too.
+template <class... Attributes>
+struct attribute_list {
+  template <class F>
+  constexpr void for_each(F&&) const {}
+};
+template <class First, class... Rest>
+struct attribute_list<First, Rest...> {
+  First first;
+  attribute_list<Rest...> rest;
+  constexpr attribute_list(First head, Rest... tail) : first(head), rest(tail...) {}
+  template <class F>
+  constexpr void for_each(F&& f) const {
+    f(first);
+    rest.for_each(f);
+  }
+};
+template <class... Attributes>
+attribute_list(Attributes...) -> attribute_list<Attributes...>;
 
 // How many data inputs an op takes (parameters are not inputs).
 struct arity {
@@ -301,13 +323,21 @@ constexpr parameter_list parameters_of(const Op& op) {
 }
 
 // Calls f(name, value) for every attribute of `op`, in declaration order.
+namespace detail {
+template <class List, class F>
+constexpr void for_each_in_attribute_list(const List& list, F&& f) {
+  if constexpr (requires { list.for_each(f); }) list.for_each(f);
+  else std::apply([&](const auto&... a) { (f(a), ...); }, list);  // a std::tuple
+}
+}  // namespace detail
+
 template <class Op, class F>
 constexpr void for_each_attribute(const Op& op, F&& f) {
-  std::apply([&](const auto&... a) { (f(a.name, op.*(a.member)), ...); }, Op::attributes());
+  detail::for_each_in_attribute_list(Op::attributes(), [&](const auto& a) { f(a.name, op.*(a.member)); });
 }
 template <class Op, class F>
 constexpr void for_each_attribute(Op& op, F&& f) {
-  std::apply([&](const auto&... a) { (f(a.name, op.*(a.member)), ...); }, Op::attributes());
+  detail::for_each_in_attribute_list(Op::attributes(), [&](const auto& a) { f(a.name, op.*(a.member)); });
 }
 
 }  // namespace mase

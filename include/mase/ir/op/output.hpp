@@ -10,7 +10,7 @@ struct output {
   using kind = mase::kind::output;
   static constexpr op_category category = op_category::interface;
   static constexpr arity inputs{1, arity::unbounded};
-  static constexpr auto attributes() { return std::tuple{}; }
+  static constexpr auto attributes() { return attribute_list{}; }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {
     shape_list results;

@@ -33,7 +33,7 @@ struct pad {
   static constexpr op_category category = op_category::data_movement;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
-    return std::tuple{attribute("pad", &pad::pads), attribute("mode", &pad::mode), attribute("value", &pad::value)};
+    return attribute_list{attribute("pad", &pad::pads), attribute("mode", &pad::mode), attribute("value", &pad::value)};
   }
 
   // PyTorch's mode names; "wrap" and "edge" are ONNX's names for circular and replicate.

@@ -16,7 +16,7 @@ struct permute {
   // A stream reordered per sample (the batch dimension must stay first).
   static constexpr hardware_mapping hardware{"mase_permute"};
   static constexpr arity inputs{1, 1};
-  static constexpr auto attributes() { return std::tuple{attribute("dims", &permute::dims)}; }
+  static constexpr auto attributes() { return attribute_list{attribute("dims", &permute::dims)}; }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {
     const shape& x = in[0];

@@ -12,7 +12,7 @@ struct placeholder {
   using kind = mase::kind::placeholder;
   static constexpr op_category category = op_category::interface;
   static constexpr arity inputs{0, 0};
-  static constexpr auto attributes() { return std::tuple{attribute("shape", &placeholder::shape)}; }
+  static constexpr auto attributes() { return attribute_list{attribute("shape", &placeholder::shape)}; }
 
   constexpr shape_result infer_shapes(std::span<const mase::shape>) const { return shape_ok(shape); }
   constexpr bool operator==(const placeholder&) const = default;

@@ -14,7 +14,7 @@ struct pow {
   using kind = mase::kind::builtin_func;
   static constexpr op_category category = op_category::elementwise;
   static constexpr arity inputs{1, 2};
-  static constexpr auto attributes() { return std::tuple{attribute("exponent", &pow::exponent)}; }
+  static constexpr auto attributes() { return attribute_list{attribute("exponent", &pow::exponent)}; }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {
     if (in.size() == 1) return shape_rules::same_as_input(in);

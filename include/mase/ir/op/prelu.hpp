@@ -16,7 +16,7 @@ struct prelu {
   using kind = mase::kind::module;
   static constexpr op_category category = op_category::elementwise;
   static constexpr arity inputs{1, 1};
-  static constexpr auto attributes() { return std::tuple{attribute("num_parameters", &prelu::num_parameters)}; }
+  static constexpr auto attributes() { return attribute_list{attribute("num_parameters", &prelu::num_parameters)}; }
 
   constexpr parameter_list parameters() const { return {{"weight", {num_parameters}}}; }
 

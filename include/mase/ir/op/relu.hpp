@@ -15,7 +15,7 @@ struct relu {
   static constexpr quantizable quantization{};
   static constexpr hardware_mapping hardware{"mase_relu"};
   static constexpr arity inputs{1, 1};
-  static constexpr auto attributes() { return std::tuple{attribute("inplace", &relu::inplace)}; }
+  static constexpr auto attributes() { return attribute_list{attribute("inplace", &relu::inplace)}; }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const { return shape_rules::same_as_input(in); }
   constexpr bool operator==(const relu&) const = default;

@@ -15,7 +15,7 @@ struct reshape {
   static constexpr result_format_rule result_format = result_format_rule::same_as_input;
   static constexpr hardware_mapping hardware = wired_through;
   static constexpr arity inputs{1, 1};
-  static constexpr auto attributes() { return std::tuple{attribute("shape", &reshape::shape)}; }
+  static constexpr auto attributes() { return attribute_list{attribute("shape", &reshape::shape)}; }
 
   constexpr shape_result infer_shapes(std::span<const mase::shape> in) const {
     return shape_rules::reshape_to(in[0], shape,

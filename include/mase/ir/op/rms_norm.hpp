@@ -23,7 +23,7 @@ struct rms_norm {
   static constexpr hardware_mapping hardware{"mase_layer_norm"};  // with CENTRED = 0
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
-    return std::tuple{attribute("normalized_shape", &rms_norm::normalized_shape), attribute("eps", &rms_norm::eps),
+    return attribute_list{attribute("normalized_shape", &rms_norm::normalized_shape), attribute("eps", &rms_norm::eps),
                       attribute("elementwise_affine", &rms_norm::elementwise_affine)};
   }
 

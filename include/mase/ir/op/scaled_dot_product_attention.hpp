@@ -19,7 +19,7 @@ struct scaled_dot_product_attention {
   static constexpr op_category category = op_category::dot_product;
   static constexpr arity inputs{3, 3};
   static constexpr auto attributes() {
-    return std::tuple{attribute("dropout_p", &scaled_dot_product_attention::dropout_p),
+    return attribute_list{attribute("dropout_p", &scaled_dot_product_attention::dropout_p),
                       attribute("is_causal", &scaled_dot_product_attention::is_causal),
                       attribute("scale", &scaled_dot_product_attention::scale)};
   }

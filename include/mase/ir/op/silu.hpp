@@ -14,7 +14,7 @@ struct silu {
   static constexpr quantizable quantization{};
   static constexpr hardware_mapping hardware{"mase_lut"};
   static constexpr arity inputs{1, 1};
-  static constexpr auto attributes() { return std::tuple{attribute("inplace", &silu::inplace)}; }
+  static constexpr auto attributes() { return attribute_list{attribute("inplace", &silu::inplace)}; }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const { return shape_rules::same_as_input(in); }
   constexpr bool operator==(const silu&) const = default;

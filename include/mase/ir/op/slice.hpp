@@ -22,7 +22,7 @@ struct slice {
   static constexpr hardware_mapping hardware{"mase_permute"};
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
-    return std::tuple{attribute("dim", &slice::dim), attribute("start", &slice::start), attribute("end", &slice::end),
+    return attribute_list{attribute("dim", &slice::dim), attribute("start", &slice::start), attribute("end", &slice::end),
                       attribute("step", &slice::step)};
   }
 

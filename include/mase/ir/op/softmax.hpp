@@ -16,7 +16,7 @@ struct softmax {
   static constexpr quantizable quantization{};
   static constexpr hardware_mapping hardware{"mase_softmax"};  // over the last dimension
   static constexpr arity inputs{1, 1};
-  static constexpr auto attributes() { return std::tuple{attribute("dim", &softmax::dim)}; }
+  static constexpr auto attributes() { return attribute_list{attribute("dim", &softmax::dim)}; }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {
     if (shape_rules::normalize_dim_scalar_ok(dim, in[0].size()) < 0)

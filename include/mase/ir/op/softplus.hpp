@@ -17,7 +17,7 @@ struct softplus {
   static constexpr hardware_mapping hardware{"mase_lut"};
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
-    return std::tuple{attribute("beta", &softplus::beta),
+    return attribute_list{attribute("beta", &softplus::beta),
                       attribute("threshold", &softplus::threshold)};
   }
 

@@ -16,7 +16,7 @@ struct split {
   static constexpr result_format_rule result_format = result_format_rule::same_as_input;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
-    return std::tuple{attribute("split_size", &split::split_size), attribute("dim", &split::dim)};
+    return attribute_list{attribute("split_size", &split::split_size), attribute("dim", &split::dim)};
   }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {

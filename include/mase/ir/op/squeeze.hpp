@@ -17,7 +17,7 @@ struct squeeze {
   static constexpr hardware_mapping hardware = wired_through;
   static constexpr result_format_rule result_format = result_format_rule::same_as_input;
   static constexpr arity inputs{1, 1};
-  static constexpr auto attributes() { return std::tuple{attribute("dim", &squeeze::dim)}; }
+  static constexpr auto attributes() { return attribute_list{attribute("dim", &squeeze::dim)}; }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {
     const shape& x = in[0];

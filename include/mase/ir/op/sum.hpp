@@ -15,7 +15,7 @@ struct sum {
   static constexpr op_category category = op_category::reduction;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
-    return std::tuple{attribute("dim", &sum::dim), attribute("keepdim", &sum::keepdim)};
+    return attribute_list{attribute("dim", &sum::dim), attribute("keepdim", &sum::keepdim)};
   }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {

@@ -15,7 +15,7 @@ struct tile {
   using kind = mase::kind::implicit_func;
   static constexpr op_category category = op_category::data_movement;
   static constexpr arity inputs{1, 1};
-  static constexpr auto attributes() { return std::tuple{attribute("dims", &tile::dims)}; }
+  static constexpr auto attributes() { return attribute_list{attribute("dims", &tile::dims)}; }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {
     const shape& x = in[0];

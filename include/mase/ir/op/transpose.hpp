@@ -15,7 +15,7 @@ struct transpose {
   static constexpr result_format_rule result_format = result_format_rule::same_as_input;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
-    return std::tuple{attribute("dim0", &transpose::dim0), attribute("dim1", &transpose::dim1)};
+    return attribute_list{attribute("dim0", &transpose::dim0), attribute("dim1", &transpose::dim1)};
   }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {

@@ -12,7 +12,7 @@ struct where {
   using kind = mase::kind::implicit_func;
   static constexpr op_category category = op_category::elementwise;
   static constexpr arity inputs{3, 3};
-  static constexpr auto attributes() { return std::tuple{}; }
+  static constexpr auto attributes() { return attribute_list{}; }
 
   constexpr shape_result infer_shapes(std::span<const shape> in) const {
     const shape_result r = shape_rules::broadcast_all(in);
