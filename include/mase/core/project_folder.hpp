@@ -32,7 +32,7 @@
 
 #include <stdlib.h>  // mkdtemp
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 namespace mase {
 

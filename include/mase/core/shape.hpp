@@ -13,7 +13,7 @@
 #include <initializer_list>
 #include <string>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 namespace mase {
 

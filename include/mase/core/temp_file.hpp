@@ -17,7 +17,7 @@
 #include <stdlib.h>  // mkstemp
 #include <unistd.h>  // close, fsync, write
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 namespace mase {
 

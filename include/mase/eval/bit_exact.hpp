@@ -51,7 +51,7 @@
 #include <type_traits>
 #include <vector>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 namespace mase::eval {
 

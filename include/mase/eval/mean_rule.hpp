@@ -25,7 +25,7 @@
 #include <cstdint>
 #include <limits>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 namespace mase::eval {
 

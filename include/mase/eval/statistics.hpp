@@ -48,7 +48,7 @@
 #include <vector>
 
 #include <Eigen/Core>
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 namespace mase::stats {
 

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 namespace mase {
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include <Eigen/Core>
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 namespace mase {
 

@@ -14,7 +14,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 namespace mase {
 

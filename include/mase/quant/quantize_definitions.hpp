@@ -15,7 +15,7 @@
 #include <span>
 #include <type_traits>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 namespace mase {
 

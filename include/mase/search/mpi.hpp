@@ -28,7 +28,7 @@
 #include <thread>
 #include <vector>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 namespace mase::search {
 

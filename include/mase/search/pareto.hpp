@@ -13,7 +13,7 @@
 #include <span>
 #include <vector>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 namespace mase::search {
 

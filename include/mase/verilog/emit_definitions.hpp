@@ -27,7 +27,7 @@
 #include <system_error>
 #include <vector>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 namespace mase::verilog {
 

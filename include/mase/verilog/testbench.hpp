@@ -14,7 +14,7 @@
 
 #include <string>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 namespace mase::verilog::detail {
 

@@ -27,7 +27,7 @@
 #include <type_traits>
 
 #include <unsupported/Eigen/SpecialFunctions>  // Array::erf (vectorized for float)
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 #if defined(__SSE2__) || defined(__AVX__)
 #include <immintrin.h>

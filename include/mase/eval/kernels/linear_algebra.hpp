@@ -36,7 +36,7 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 namespace mase::eval {
 

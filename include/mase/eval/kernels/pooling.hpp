@@ -18,7 +18,7 @@
 #include <limits>
 #include <span>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 #if defined(__AVX2__)
 #include <immintrin.h>

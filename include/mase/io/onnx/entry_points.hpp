@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 #if defined(MASE_ONNX_SEPARATE_COMPILATION) && !defined(MASE_ONNX_DEFINE_ENTRY_POINTS)
 #error "mase/io/onnx/entry_points.hpp defines what mase::onnx_compiled holds; include <mase/io/onnx.hpp> instead"

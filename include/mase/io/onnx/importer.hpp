@@ -37,7 +37,7 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 #include <onnx/onnx_pb.h>
 
 namespace mase::onnx {

@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 #include <onnx/onnx_pb.h>
 
 namespace mase::onnx {
