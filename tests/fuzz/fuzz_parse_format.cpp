@@ -2,7 +2,9 @@
 // prints and parses back to itself, and that quantizes and encodes a few values without fault.
 // Built as a libFuzzer target with clang (tools/fuzz.sh) and, with any compiler, as a replay of
 // the corpus under tests/fuzz/corpus (a CTest, run under ASan/UBSan by the sanitize preset).
+#include <mase/format/format_string.hpp>
 #include <mase/quant/block_codes.hpp>
+#include <mase/quant/quantize.hpp>
 
 #include <cstddef>
 #include <cstdint>
