@@ -1,5 +1,10 @@
-// mase::compiled: every built-in op built by name (core/compiled.hpp).
+// mase::compiled: every built-in op built by name, the graph's editing members and printing
+// (core/compiled.hpp).
+// This unit defines what the headers declare (core/compiled.hpp).
+#define MASE_DEFINE_COMPILED
+#include <mase/ir/graph_definitions.hpp>
 #include <mase/ir/op_traits.hpp>
+#include <mase/ir/print_definitions.hpp>
 
 static_assert(mase::detail::all_op_types(mase::builtin_ops{}));
 

@@ -22,6 +22,7 @@
 //
 // A graph prints fx-style, one line per node:  %fc1 : linear(in_features=4, …)(%x)
 
+#include <mase/core/compiled.hpp>
 #include <mase/format/format_string.hpp>
 #include <mase/ir/graph.hpp>
 #include <mase/ir/metadata.hpp>
@@ -36,242 +37,49 @@
 #include <variant>
 #include <vector>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 namespace mase {
 
 // "tensor[2, 4](0.5, -1, 0.25, 2, 0, 1, … 2 more)": the shape and the first `shown` values
 // (a weight may hold millions; the start is enough to recognise it).
-inline std::string summarize(const tensor& t, std::size_t shown = 6) {
-  std::string text = fmt::format("tensor{}(", to_string(t.shape()));
-  const auto values = t.values();
-  const std::size_t count = values.size() < shown ? values.size() : shown;
-  for (std::size_t i = 0; i < count; ++i) text += fmt::format("{}{}", i == 0 ? "" : ", ", values[i]);
-  if (values.size() > count) text += fmt::format("{}… {} more", count == 0 ? "" : ", ", values.size() - count);
-  return text + ")";
-}
+MASE_COMPILED_INLINE std::string summarize(const tensor& t, std::size_t shown = 6);
 
 namespace detail {
 
 // Python's type names, as MASE records them for config arguments.
-inline std::string_view python_type_name(const attribute_value& v) {
-  return std::visit(
-      [](const auto& x) -> std::string_view {
-        using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, bool>) return "bool";
-        else if constexpr (std::is_same_v<T, std::int64_t>) return "int";
-        else if constexpr (std::is_same_v<T, double>) return "float";
-        else return "list";
-      },
-      v);
-}
+MASE_COMPILED_INLINE std::string_view python_type_name(const attribute_value& v);
 
-// Lists of statistics can be per channel (thousands of entries): the first few and a count.
-inline std::string list_to_string(const std::vector<double>& values, std::size_t shown = 16) {
-  std::string text = "[";
-  const std::size_t count = values.size() < shown ? values.size() : shown;
-  for (std::size_t i = 0; i < count; ++i) text += fmt::format("{}{}", i == 0 ? "" : ", ", values[i]);
-  if (values.size() > count) text += fmt::format(", … {} more", values.size() - count);
-  return text + "]";
-}
-
-inline std::string stat_to_string(const stat_value& v) {
-  return std::visit(
-      [](const auto& x) -> std::string {
-        using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, double>) return fmt::format("{}", x);
-        else if constexpr (std::is_same_v<T, std::vector<double>>) return list_to_string(x);
-        else return "NA";
-      },
-      v);
-}
-
-inline std::string verilog_value_to_string(const verilog_value& v) {
-  return std::visit(
-      [](const auto& x) -> std::string {
-        using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, bool>) return x ? "true" : "false";
-        else if constexpr (std::is_same_v<T, std::int64_t>) return fmt::format("{}", x);
-        else if constexpr (std::is_same_v<T, std::string>) return fmt::format("\"{}\"", x);
-        else {
-          std::string text = "[";
-          for (std::size_t i = 0; i < x.size(); ++i) text += fmt::format("{}{}", i == 0 ? "" : ", ", x[i]);
-          return text + "]";
-        }
-      },
-      v);
-}
-
-// Writes "key: value" lines, two spaces of indentation per level.
-class tree_writer {
-public:
-  explicit tree_writer(std::string& out) : out_(out) {}
-
-  void entry(int depth, std::string_view key, std::string_view value) {
-    indent(depth);
-    out_ += fmt::format("{}: {}\n", key, value);
-  }
-  // A key whose value follows on deeper lines.
-  void open(int depth, std::string_view key) {
-    indent(depth);
-    out_ += fmt::format("{}:\n", key);
-  }
-
-private:
-  void indent(int depth) { out_.append(static_cast<std::size_t>(depth) * 2, ' '); }
-  std::string& out_;
-};
-
-inline std::string tensor_meta_inline(const tensor_meta& t) {
-  std::string text = fmt::format("{{type: {}, precision: {}, shape: {}", t.type(), to_string(t.precision), to_string(t.shape));
-  if (t.value) text += fmt::format(", value: {}", summarize(*t.value));
-  return text + "}";
-}
-
-inline std::string arg_inline(const arg_meta& a) {
-  if (const tensor_meta* t = std::get_if<tensor_meta>(&a)) return tensor_meta_inline(*t);
-  const config_value& c = std::get<config_value>(a);
-  return fmt::format("{{type: {}, value: {}}}", python_type_name(c), to_string(c));
-}
-
-template <class T, class Inline>
-void write_map(tree_writer& w, int depth, std::string_view key, const ordered_map<T>& map, Inline&& to_text) {
-  if (map.empty()) return w.entry(depth, key, "{}");
-  w.open(depth, key);
-  for (const auto& [name, value] : map) w.entry(depth + 1, name, to_text(value));
-}
-
-inline void write_common(tree_writer& w, int depth, const common_meta& c) {
-  // An empty mase_op means add_common_metadata has not run, so mase_type is only its default.
-  const bool filled = !c.mase_op.empty();
-  w.entry(depth, "mase_op", filled ? std::string_view(c.mase_op) : "(not set)");
-  w.entry(depth, "mase_type", filled ? to_string(c.mase_type) : "(not set)");
-  write_map(w, depth, "args", c.args, arg_inline);
-  write_map(w, depth, "results", c.results, tensor_meta_inline);
-}
-
-inline void write_software_entries(tree_writer& w, int depth, std::string_view key,
-                                   const ordered_map<software_entry>& entries) {
-  if (entries.empty()) return w.entry(depth, key, "{}");
-  w.open(depth, key);
-  for (const auto& [name, entry] : entries) {
-    w.open(depth + 1, name);
-    if (entry.stat.empty()) {
-      w.entry(depth + 2, "stat", "{}");
-      continue;
-    }
-    w.open(depth + 2, "stat");
-    for (const auto& [stat_name, fields] : entry.stat) {
-      std::string text = "{";
-      bool first = true;
-      for (const auto& [field, value] : fields) {
-        text += fmt::format("{}{}: {}", first ? "" : ", ", field, stat_to_string(value));
-        first = false;
-      }
-      w.entry(depth + 3, stat_name, text + "}");
-    }
-  }
-}
-
-inline void write_software(tree_writer& w, int depth, const software_meta& s) {
-  write_software_entries(w, depth, "args", s.args);
-  write_software_entries(w, depth, "results", s.results);
-}
-
-inline void write_hardware(tree_writer& w, int depth, const hardware_meta& h) {
-  w.entry(depth, "is_implicit", h.is_implicit ? "true" : "false");
-  w.entry(depth, "device_id", fmt::format("{}", h.device_id));
-  w.entry(depth, "toolchain", to_string(h.toolchain));
-  w.entry(depth, "module", h.module ? std::string_view(*h.module) : "None");
-  write_map(w, depth, "interface", h.interface, [](const interface_entry& i) {
-    return fmt::format("{{storage: {}, transpose: {}}}", i.storage, i.transpose ? "true" : "false");
-  });
-  write_map(w, depth, "verilog_param", h.verilog_param, verilog_value_to_string);
-  std::string files = "[";
-  for (std::size_t i = 0; i < h.dependence_files.size(); ++i)
-    files += fmt::format("{}{}", i == 0 ? "" : ", ", h.dependence_files[i]);
-  w.entry(depth, "dependence_files", files + "]");
-  w.entry(depth, "max_parallelism", fmt::format("[{}, {}, {}, {}]", h.max_parallelism[0], h.max_parallelism[1],
-                                                h.max_parallelism[2], h.max_parallelism[3]));
-}
-
-// `input_name` spells an input edge: its node's name with a graph, its id without one.
-inline std::string node_to_string(const node& n, const std::function<std::string(node_id)>& input_name) {
-  std::string out;
-  tree_writer w(out);
-  w.open(0, n.name);
-  w.entry(1, "op", to_string(n.op));
-  w.entry(1, "kind", to_string(n.kind()));
-  std::string inputs = "[";
-  for (std::size_t i = 0; i < n.inputs.size(); ++i) inputs += fmt::format("{}{}", i == 0 ? "" : ", ", input_name(n.inputs[i]));
-  w.entry(1, "inputs", inputs + "]");
-  write_map(w, 1, "parameters", n.parameters, [](const tensor& t) { return summarize(t); });
-  w.open(1, "common");
-  write_common(w, 2, n.meta.common);
-  w.open(1, "software");
-  write_software(w, 2, n.meta.software);
-  w.open(1, "hardware");
-  write_hardware(w, 2, n.meta.hardware);
-  return out;
-}
+MASE_COMPILED_INLINE std::string stat_to_string(const stat_value& v);
 
 }  // namespace detail
 
 // "{type: fixed, precision: fixed<8,3>, shape: [1, 784]}" (and the value's start when recorded).
-inline std::string to_string(const tensor_meta& t) { return detail::tensor_meta_inline(t); }
+MASE_COMPILED_INLINE std::string to_string(const tensor_meta& t);
 
 // The section's entries, one per line, nested by indentation (no trailing "common:" header).
-inline std::string to_string(const common_meta& c) {
-  std::string out;
-  detail::tree_writer w(out);
-  detail::write_common(w, 0, c);
-  return out;
-}
-inline std::string to_string(const software_meta& s) {
-  std::string out;
-  detail::tree_writer w(out);
-  detail::write_software(w, 0, s);
-  return out;
-}
-inline std::string to_string(const hardware_meta& h) {
-  std::string out;
-  detail::tree_writer w(out);
-  detail::write_hardware(w, 0, h);
-  return out;
-}
+MASE_COMPILED_INLINE std::string to_string(const common_meta& c);
+MASE_COMPILED_INLINE std::string to_string(const software_meta& s);
+MASE_COMPILED_INLINE std::string to_string(const hardware_meta& h);
 
 // A node on its own knows its inputs only by id ("node#3"); to_string(graph, id) names them.
-inline std::string to_string(const node& n) {
-  return detail::node_to_string(n, [](node_id id) { return fmt::format("node#{}", id.index); });
-}
-inline std::string to_string(const graph& g, node_id id) {
-  return detail::node_to_string(g[id], [&](node_id in) { return g.contains(in) ? g[in].name : fmt::format("node#{}", in.index); });
-}
+MASE_COMPILED_INLINE std::string to_string(const node& n);
+MASE_COMPILED_INLINE std::string to_string(const graph& g, node_id id);
 
 // "%fc1 : linear(in_features=784, out_features=10, bias=true)(%x)  # data_out_0: fixed<8,3> [1, 10]"
-inline std::string graph_line(const graph& g, node_id id) {
-  const node& n = g[id];
-  std::string line = fmt::format("%{} : {}(", n.name, to_string(n.op));
-  for (std::size_t i = 0; i < n.inputs.size(); ++i) line += fmt::format("{}%{}", i == 0 ? "" : ", ", g[n.inputs[i]].name);
-  line += ")";
-  bool first = true;
-  for (const auto& [name, result] : n.meta.common.results) {
-    line += fmt::format("{}{}: {} {}", first ? "  # " : ", ", name, to_string(result.precision), to_string(result.shape));
-    first = false;
-  }
-  return line;
-}
+MASE_COMPILED_INLINE std::string graph_line(const graph& g, node_id id);
 
-inline std::ostream& operator<<(std::ostream& os, const tensor_meta& t) { return os << to_string(t); }
-inline std::ostream& operator<<(std::ostream& os, const common_meta& c) { return os << to_string(c); }
-inline std::ostream& operator<<(std::ostream& os, const software_meta& s) { return os << to_string(s); }
-inline std::ostream& operator<<(std::ostream& os, const hardware_meta& h) { return os << to_string(h); }
-inline std::ostream& operator<<(std::ostream& os, const node& n) { return os << to_string(n); }
+MASE_COMPILED_INLINE std::ostream& operator<<(std::ostream& os, const tensor_meta& t);
+MASE_COMPILED_INLINE std::ostream& operator<<(std::ostream& os, const common_meta& c);
+MASE_COMPILED_INLINE std::ostream& operator<<(std::ostream& os, const software_meta& s);
+MASE_COMPILED_INLINE std::ostream& operator<<(std::ostream& os, const hardware_meta& h);
+MASE_COMPILED_INLINE std::ostream& operator<<(std::ostream& os, const node& n);
 
 // The graph fx-style: one line per node, in topological order.
-inline std::ostream& operator<<(std::ostream& os, const graph& g) {
-  for (node_id id : g.order()) os << graph_line(g, id) << '\n';
-  return os;
-}
+MASE_COMPILED_INLINE std::ostream& operator<<(std::ostream& os, const graph& g);
 
 }  // namespace mase
+
+#if !MASE_EXTERN_INSTANTIATIONS
+#include <mase/ir/print_definitions.hpp>
+#endif
