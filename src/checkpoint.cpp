@@ -1,6 +1,10 @@
 // mase::compiled: the checkpoint codec and its entry points for mase::graph, JSON and vocabulary
-// included (core/compiled.hpp).
+// included, drawing graphs and .npy files (core/compiled.hpp).
+// This unit defines what the headers declare (core/compiled.hpp).
+#define MASE_DEFINE_COMPILED
 #include <mase/io/checkpoint/codec.hpp>
+#include <mase/io/draw_definitions.hpp>
+#include <mase/io/npy_definitions.hpp>
 
 template struct mase::checkpoint_detail::checkpoint_codec<mase::graph>;
 template mase::checkpoint_strings mase::checkpoint_to_strings<mase::graph>(const mase::graph&);

@@ -10,26 +10,17 @@
 // or interrupted draw leaves no half-written file. `dot` runs without a shell (posix_spawn with
 // an argument vector), its exit status is checked and its error output goes into the message.
 
+#include <mase/core/compiled.hpp>
 #include <mase/core/error.hpp>
 #include <mase/core/temp_file.hpp>
 #include <mase/ir/graph.hpp>
 #include <mase/ir/print.hpp>
 
-#include <cerrno>
-#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <vector>
-
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <fmt/format.h>
 
 namespace mase {
 
@@ -37,157 +28,29 @@ namespace detail {
 
 // Text for one field of a record label: DOT's quoted strings need \" and \\, and a record
 // label reads { } | < > as structure unless they are escaped.
-inline std::string escape_dot_record(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '"': case '\\': case '{': case '}': case '|': case '<': case '>':
-        out += '\\';
-        out += c;
-        break;
-      case '\n': out += "\\n"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+MASE_COMPILED_INLINE std::string escape_dot_record(std::string_view text);
 
 // A quoted DOT identifier.
-inline std::string quote_dot_id(std::string_view id) {
-  std::string out = "\"";
-  for (char c : id) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
-inline std::string_view dot_fill_colour(node_kind k) {
-  switch (k) {
-    case node_kind::placeholder:
-    case node_kind::output: return "#dbe9f6";
-    case node_kind::get_attr: return "#eeeeee";
-    case node_kind::module:
-    case node_kind::module_related_func: return "#fff2cc";
-    case node_kind::builtin_func: return "#e2f0d9";
-    case node_kind::implicit_func: return "#f4f4f4";
-  }
-  return "#ffffff";
-}
-
-inline std::string system_message(int code) { return std::system_category().message(code); }
+MASE_COMPILED_INLINE std::string quote_dot_id(std::string_view id);
 
 // The first executable `program` in the folders of $PATH (an empty entry is the current folder).
-inline std::optional<std::filesystem::path> find_program(std::string_view program) {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return std::nullopt;
-  std::string_view rest(path);
-  while (true) {
-    const std::size_t colon = rest.find(':');
-    const std::string_view folder = rest.substr(0, colon);
-    std::filesystem::path candidate = std::filesystem::path(folder.empty() ? "." : std::string(folder)) / program;
-    std::error_code ec;
-    if (std::filesystem::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0) return candidate;
-    if (colon == std::string_view::npos) return std::nullopt;
-    rest.remove_prefix(colon + 1);
-  }
-}
-
-inline std::string trim(std::string text) {
-  const std::size_t end = text.find_last_not_of(" \t\r\n");
-  text.erase(end == std::string::npos ? 0 : end + 1);
-  return text;
-}
+MASE_COMPILED_INLINE std::optional<std::filesystem::path> find_program(std::string_view program);
 
 // Runs `program` with `args` (no shell), stdin and stdout from/to /dev/null and stderr into
 // `stderr_file`. Returns the wait status.
-inline int run_program(const std::filesystem::path& program, const std::vector<std::string>& args,
-                       const std::filesystem::path& stderr_file, const std::filesystem::path& target) {
-  std::vector<std::string> storage{program.string()};
-  storage.insert(storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : storage) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  if (const int rc = ::posix_spawn_file_actions_init(&actions); rc != 0)
-    throw error(fmt::format("cannot draw {}: {}", target.string(), system_message(rc)));
-  struct actions_guard {
-    posix_spawn_file_actions_t* a;
-    ~actions_guard() { ::posix_spawn_file_actions_destroy(a); }
-  } guard{&actions};
-  int rc = ::posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  if (rc == 0) rc = ::posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  if (rc == 0) rc = ::posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_file.c_str(), O_WRONLY | O_TRUNC, 0);
-  if (rc != 0) throw error(fmt::format("cannot draw {}: {}", target.string(), system_message(rc)));
-
-  pid_t pid = 0;
-  rc = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  if (rc != 0)
-    throw error(fmt::format("cannot draw {}: running {} failed: {}", target.string(), program.string(), system_message(rc)));
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR)
-      throw error(fmt::format("cannot draw {}: waiting for {} failed: {}", target.string(), program.string(),
-                              system_message(errno)));
-  }
-  return status;
-}
+MASE_COMPILED_INLINE int run_program(const std::filesystem::path& program, const std::vector<std::string>& args,
+                                     const std::filesystem::path& stderr_file, const std::filesystem::path& target);
 
 }  // namespace detail
 
 // The graph as Graphviz DOT text.
-inline std::string to_dot(const graph& g) {
-  std::string text = "digraph mase_graph {\n";
-  text += "  node [shape=Mrecord, style=filled, fontname=\"Helvetica\"];\n";
-  for (node_id id : g.order()) {
-    const node& n = g[id];
-    // "{name|op|data_out_0: …}": fields stacked top to bottom.
-    std::string label = fmt::format("{{{}|{}", detail::escape_dot_record(n.name), detail::escape_dot_record(to_string(n.op)));
-    for (const auto& [name, result] : n.meta.common.results)
-      label += fmt::format("|{}", detail::escape_dot_record(fmt::format("{}: {} {}", name, to_string(result.precision),
-                                                                        to_string(result.shape))));
-    label += "}";
-    text += fmt::format("  {} [label=\"{}\", fillcolor=\"{}\"];\n", detail::quote_dot_id(n.name), label,
-                        detail::dot_fill_colour(n.kind()));
-  }
-  for (node_id id : g.order())
-    for (node_id in : g[id].inputs)
-      text += fmt::format("  {} -> {};\n", detail::quote_dot_id(g[in].name), detail::quote_dot_id(g[id].name));
-  return text + "}\n";
-}
+MASE_COMPILED_INLINE std::string to_dot(const graph& g);
 
 // Draws the graph to `file`: ".dot" writes DOT text, ".svg" renders it with Graphviz's dot.
-inline void draw(const graph& g, const std::filesystem::path& file) {
-  const std::string extension = file.extension().string();
-  if (extension != ".dot" && extension != ".svg")
-    throw error(fmt::format("cannot draw {}: unsupported extension \"{}\"; draw to a .dot (Graphviz text) or .svg file",
-                            file.string(), extension));
-  const std::string dot_text = to_dot(g);
-
-  if (extension == ".dot") return write_file_atomically(file, dot_text);
-
-  const std::optional<std::filesystem::path> dot = detail::find_program("dot");
-  if (!dot)
-    throw error(fmt::format("cannot draw {}: Graphviz's dot program is not on PATH; install graphviz "
-                            "(apt-get install graphviz) or draw to a .dot file",
-                            file.string()));
-  temp_file input(file, "dot");
-  input.write(dot_text, file);
-  temp_file messages(file, "stderr");
-  temp_file out(file, "svg");
-  const int status =
-      detail::run_program(*dot, {"-Tsvg", "-o", out.path().string(), input.path().string()}, messages.path(), file);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    const std::string how = WIFEXITED(status) ? fmt::format("exit status {}", WEXITSTATUS(status))
-                            : WIFSIGNALED(status) ? fmt::format("killed by signal {}", WTERMSIG(status))
-                                                  : std::string("stopped");
-    const std::string stderr_text = detail::trim(messages.read());
-    throw error(fmt::format("cannot draw {}: {} failed ({}){}{}", file.string(), dot->string(), how,
-                            stderr_text.empty() ? "" : ": ", stderr_text));
-  }
-  out.rename_to(file);
-}
+MASE_COMPILED_INLINE void draw(const graph& g, const std::filesystem::path& file);
 
 }  // namespace mase
+
+#if !MASE_EXTERN_INSTANTIATIONS
+#include <mase/io/draw_definitions.hpp>
+#endif
