@@ -15,7 +15,9 @@
 //   g | init_metadata | add_common_metadata(dummy_in, {.add_value = false})
 
 #include <mase/core/compiled.hpp>
-#include <mase/eval/evaluator.hpp>
+#include <mase/core/deferred.hpp>
+#include <mase/core/ordered_map.hpp>
+#include <mase/core/tensor.hpp>
 #include <mase/ir/shape_inference.hpp>
 #include <mase/pass/pipeline.hpp>
 
@@ -25,7 +27,7 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 namespace mase {
 
@@ -41,6 +43,18 @@ struct recorded_values {
 // given, the values a run recorded.
 MASE_COMPILED_INLINE void write_common_metadata(graph& g, const std::vector<shape_list>& results,
                                                 const std::vector<recorded_values>* values);
+
+// Runs the float evaluator on `dummy_in`, recording each node's result shapes and, when `values`
+// is given, its inputs' and results' values. A template over the graph type, defined with the
+// evaluator in add_common_metadata_definitions.hpp, so that the evaluator is compiled only where
+// add_common_metadata(dummy_in) runs, or once in mase::compiled.
+template <class Graph>
+void record_float_run(const Graph& g, const ordered_map<tensor>& dummy_in, std::vector<shape_list>& shapes,
+                      std::vector<recorded_values>* values);
+#if MASE_EXTERN_INSTANTIATIONS
+extern template void record_float_run<graph>(const graph&, const ordered_map<tensor>&, std::vector<shape_list>&,
+                                             std::vector<recorded_values>*);
+#endif
 
 }  // namespace detail
 
@@ -61,17 +75,7 @@ struct add_common_metadata_run_pass {
   void run(G& g) const {
     std::vector<shape_list> shapes(g.id_bound());
     std::vector<detail::recorded_values> values(options.add_value ? g.id_bound() : 0);
-    {
-      basic_evaluator<graph> ev(g);
-      ev.run_with(dummy_in, [&](const node_run& r) {
-        for (const tensor* t : r.results) shapes[r.id.index].push_back(t->shape());
-        if (!options.add_value) return;
-        detail::recorded_values& v = values[r.id.index];
-        // getitem reads every result of its input; MASE records the one tensor argument.
-        for (const tensor* t : r.inputs) v.inputs.push_back(*t);
-        for (const tensor* t : r.results) v.results.push_back(*t);
-      });
-    }
+    detail::record_float_run<deferred_t<graph, G>>(g, dummy_in, shapes, options.add_value ? &values : nullptr);
     detail::write_common_metadata(g, shapes, options.add_value ? &values : nullptr);
   }
 };

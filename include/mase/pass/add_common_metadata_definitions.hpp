@@ -10,6 +10,8 @@
 #error "this header holds definitions that mase::compiled provides; include <mase/pass/add_common_metadata.hpp> instead"
 #endif
 
+#include <mase/eval/evaluator.hpp>
+
 #include <optional>
 #include <string>
 #include <utility>
@@ -77,6 +79,20 @@ MASE_COMPILED_INLINE void add_common_metadata_pass::run(graph& g) const {
   const auto results_of = [&](node_id id) -> const shape_list& { return results[id.index]; };
   for (node_id id : g.order()) results[id.index] = infer_node_shapes(g, id, results_of);
   detail::write_common_metadata(g, results, nullptr);
+}
+
+template <class Graph>
+void detail::record_float_run(const Graph& g, const ordered_map<tensor>& dummy_in, std::vector<shape_list>& shapes,
+                              std::vector<recorded_values>* values) {
+  basic_evaluator<Graph> ev(g);
+  ev.run_with(dummy_in, [&](const node_run& r) {
+    for (const tensor* t : r.results) shapes[r.id.index].push_back(t->shape());
+    if (values == nullptr) return;
+    recorded_values& v = (*values)[r.id.index];
+    // getitem reads every result of its input; MASE records the one tensor argument.
+    for (const tensor* t : r.inputs) v.inputs.push_back(*t);
+    for (const tensor* t : r.results) v.results.push_back(*t);
+  });
 }
 
 }  // namespace mase

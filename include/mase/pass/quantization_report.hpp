@@ -20,12 +20,10 @@
 
 #include <mase/core/compiled.hpp>
 #include <mase/core/error.hpp>
-#include <mase/core/temp_file.hpp>
 #include <mase/ir/graph.hpp>
 #include <mase/ir/metadata.hpp>
 #include <mase/pass/pipeline.hpp>
 #include <mase/pass/report_tables.hpp>
-#include <mase/quant/quantize.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -41,7 +39,7 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 namespace mase {
 
@@ -178,33 +176,7 @@ struct calculate_avg_bits_pass {
   using needs = facts<fact::common_metadata>;
   using provides = facts<>;
 
-  avg_bits run(const graph& g) const {
-    double data_bits = 0, weight_bits = 0;
-    avg_bits out;
-    for (node_id id : g.order()) {
-      const node& n = g[id];
-      const std::string& op = n.meta.common.mase_op;
-      if (op != "linear" && op != "conv1d" && op != "conv2d") continue;
-      const auto tensor_entry = [&](std::string_view entry) -> const tensor_meta& {
-        const auto it = n.meta.common.args.find(entry);
-        const tensor_meta* t = it == n.meta.common.args.end() ? nullptr : std::get_if<tensor_meta>(&it->second);
-        if (t == nullptr)
-          throw error(fmt::format("calculate_avg_bits: node {} ({}) has no tensor entry {} in its common metadata; run "
-                                  "add_common_metadata first",
-                                  n.name, op, entry));
-        return *t;
-      };
-      const tensor_meta& x = tensor_entry("data_in_0");
-      const tensor_meta& w = tensor_entry("weight");
-      data_bits += bits_per_value(x.precision) * static_cast<double>(x.shape.numel());
-      weight_bits += bits_per_value(w.precision) * static_cast<double>(w.shape.numel());
-      out.data_values += x.shape.numel();
-      out.weight_values += w.shape.numel();
-    }
-    if (out.data_values > 0) out.data_avg_bit = data_bits / static_cast<double>(out.data_values);
-    if (out.weight_values > 0) out.w_avg_bit = weight_bits / static_cast<double>(out.weight_values);
-    return out;
-  }
+  avg_bits run(const graph& g) const;
   avg_bits operator()(const graph& g) const { return run(g); }
 };
 

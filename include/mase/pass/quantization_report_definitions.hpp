@@ -2,8 +2,10 @@
 // The quantization reports' bodies (pass/quantization_report.hpp declares them): inline in the
 // header-only mode, compiled once in mase::compiled (src/passes.cpp) otherwise.
 
+#include <mase/core/temp_file.hpp>
 #include <mase/pass/quantization_report.hpp>
 #include <mase/pass/report_tables_definitions.hpp>  // detail::mase_op_of
+#include <mase/quant/quantize.hpp>
 
 // A unit that links mase::compiled gets these from the library; defining them again here would
 // break the link with duplicate symbols.
@@ -25,7 +27,7 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 namespace mase {
 
@@ -130,6 +132,34 @@ MASE_COMPILED_INLINE void quantization_summary::write_csv(const std::filesystem:
     throw error(fmt::format("summarize_quantization: cannot create folder {}: {}", save_dir.string(), ec.message()));
   write_file_atomically(save_dir / "quantize_table.csv", table_csv());
   write_file_atomically(save_dir / "quantize_histogram.csv", histogram_csv());
+}
+
+MASE_COMPILED_INLINE avg_bits calculate_avg_bits_pass::run(const graph& g) const {
+  double data_bits = 0, weight_bits = 0;
+  avg_bits out;
+  for (node_id id : g.order()) {
+    const node& n = g[id];
+    const std::string& op = n.meta.common.mase_op;
+    if (op != "linear" && op != "conv1d" && op != "conv2d") continue;
+    const auto tensor_entry = [&](std::string_view entry) -> const tensor_meta& {
+      const auto it = n.meta.common.args.find(entry);
+      const tensor_meta* t = it == n.meta.common.args.end() ? nullptr : std::get_if<tensor_meta>(&it->second);
+      if (t == nullptr)
+        throw error(fmt::format("calculate_avg_bits: node {} ({}) has no tensor entry {} in its common metadata; run "
+                                "add_common_metadata first",
+                                n.name, op, entry));
+      return *t;
+    };
+    const tensor_meta& x = tensor_entry("data_in_0");
+    const tensor_meta& w = tensor_entry("weight");
+    data_bits += bits_per_value(x.precision) * static_cast<double>(x.shape.numel());
+    weight_bits += bits_per_value(w.precision) * static_cast<double>(w.shape.numel());
+    out.data_values += x.shape.numel();
+    out.weight_values += w.shape.numel();
+  }
+  if (out.data_values > 0) out.data_avg_bit = data_bits / static_cast<double>(out.data_values);
+  if (out.weight_values > 0) out.w_avg_bit = weight_bits / static_cast<double>(out.weight_values);
+  return out;
 }
 
 }  // namespace mase

@@ -71,7 +71,6 @@
 #include <mase/ir/graph.hpp>
 #include <mase/ir/metadata.hpp>
 #include <mase/pass/pipeline.hpp>
-#include <mase/pass/name_pattern.hpp>
 #include <mase/pass/quantization_report.hpp>
 
 #include <algorithm>
@@ -82,7 +81,6 @@
 #include <cstdint>
 #include <iostream>
 #include <optional>
-#include <regex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -90,7 +88,7 @@
 #include <variant>
 #include <vector>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 namespace mase {
 
@@ -151,10 +149,7 @@ struct quantize_config {
   std::vector<std::string> user_op_types{};
   config_source source{};  // not part of the value: two configs are equal whatever their origin
 
-  friend bool operator==(const quantize_config& a, const quantize_config& b) {
-    return a.by == b.by && a.default_config == b.default_config && a.entries == b.entries && a.report == b.report &&
-           a.hardware_formats == b.hardware_formats && a.user_op_types == b.user_op_types;
-  }
+  friend bool operator==(const quantize_config& a, const quantize_config& b);
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -278,7 +273,7 @@ struct resolved_entry {
 };
 
 MASE_COMPILED_INLINE resolved_entry resolve_entry(const config_source& source, std::string key, const node_quantize_config& c,
-                                    bool names_one_op);
+                                                  bool names_one_op);
 
 // An entry naming one op may only give the operands that op takes.
 MASE_COMPILED_INLINE void check_operands_fit(const resolved_entry& e, const quantizable_op& q, std::string_view subject);
@@ -314,7 +309,7 @@ MASE_COMPILED_INLINE void propagate_formats(const graph& g, node& n);
 
 // Sets a quantized node's formats; records those the config did not give in `derived`.
 MASE_COMPILED_INLINE void apply_formats(node& n, const quantizable_op& q, const resolved_entry& e, bool hardware,
-                          std::vector<derived_format>& derived);
+                                        std::vector<derived_format>& derived);
 
 // by type: the key must be an op MASE quantizes.
 MASE_COMPILED_INLINE void check_op_key(const graph& g, const resolved_entry& e, std::span<const std::string> user_op_types = {});
@@ -328,6 +323,16 @@ MASE_COMPILED_INLINE void check_name_key(const graph& g, const resolved_entry& e
 
 }  // namespace detail
 
+namespace detail {
+// The pass's run over a graph, defined with its std::regex name patterns in
+// pass/quantize_definitions.hpp; a template so that a unit compiles it only where the pass runs.
+template <class Graph>
+quantize_info quantize_graph(Graph& g, const quantize_config& config);
+#if MASE_EXTERN_INSTANTIATIONS
+extern template quantize_info quantize_graph<graph>(graph&, const quantize_config&);
+#endif
+}  // namespace detail
+
 // ---------------------------------------------------------------------------------------------
 // The pass.
 
@@ -338,77 +343,11 @@ struct quantize_pass {
 
   quantize_config config;
 
-  // A template so that std::regex is compiled only where the pass is used (with deferred_t below).
+  // A template so that std::regex is compiled only where the pass is used, or once in
+  // mase::compiled (detail::quantize_graph).
   template <std::derived_from<graph> G>
   quantize_info run(G& g) const {
-    using namespace detail;
-    const std::vector<node_formats> before = config.report ? formats_of(g) : std::vector<node_formats>{};
-
-    // Resolve and check every entry up front, used or not.
-    const bool names_one_op = config.by != quantize_by::regex_name;
-    std::optional<resolved_entry> fallback;
-    if (config.default_config) fallback = resolve_entry(config.source, "default", *config.default_config, false);
-    std::vector<resolved_entry> entries;
-    std::vector<basic_name_pattern<deferred_t<char, G>>> patterns;  // std::regex compiled only here
-    for (const auto& entry : config.entries) {
-      const std::string& key = entry.first;
-      const std::string where = entry_location(config.source, key);
-      if (std::any_of(entries.begin(), entries.end(), [&](const resolved_entry& e) { return e.key == key; }))
-        throw error(fmt::format("{} appears twice; keep one", where));
-      if (key == "default")
-        throw error(fmt::format("{}: the default config goes in .default_config, not among the entries", where));
-      entries.push_back(resolve_entry(config.source, key, entry.second, names_one_op));
-      const resolved_entry& e = entries.back();
-      if (config.by == quantize_by::type) {
-        check_op_key(g, e, config.user_op_types);
-      } else if (config.by == quantize_by::name) {
-        check_name_key(g, e);
-      } else {
-        patterns.emplace_back(key, where);  // a mase::error naming `where` if invalid or too long
-      }
-    }
-
-    quantize_info info;
-    for (node_id id : g.order()) {
-      node& n = g[id];
-      const node_formats was = formats_of(n);
-      node_quantization record{.name = n.name, .mase_op = std::string(n.op_name()), .outcome = {}, .config_entry = {},
-                               .changes = {}, .derived = {}};
-      const resolved_entry* entry = nullptr;
-      if (config.by == quantize_by::regex_name) {
-        for (std::size_t i = 0; i < patterns.size() && entry == nullptr; ++i)
-          if (patterns[i].matches(n.name)) entry = &entries[i];
-      } else {
-        const std::string_view key = config.by == quantize_by::type ? n.op_name() : std::string_view(n.name);
-        const auto it =
-            std::find_if(entries.begin(), entries.end(), [&](const resolved_entry& e) { return e.key == key; });
-        if (it != entries.end()) entry = &*it;
-      }
-      if (entry == nullptr && fallback) entry = &*fallback;
-
-      const std::optional<quantizable_op> q = find_quantizable(n);
-      if (!q) {
-        record.outcome = quantize_outcome::not_quantizable;
-      } else if (entry == nullptr) {
-        record.outcome = quantize_outcome::no_config;
-      } else if (!entry->formats) {
-        record.outcome = quantize_outcome::bypassed;
-        record.config_entry = entry->key;
-      } else {
-        record.outcome = quantize_outcome::quantized;
-        record.config_entry = entry->key;
-        apply_formats(n, *q, *entry, config.hardware_formats, record.derived);
-      }
-      if (record.outcome != quantize_outcome::quantized) propagate_formats(g, n);
-
-      const node_formats now = formats_of(n);
-      for (std::size_t i = 0; i < now.entries.size() && i < was.entries.size(); ++i)
-        if (!(now.entries[i].second == was.entries[i].second))
-          record.changes.push_back({now.entries[i].first, was.entries[i].second, now.entries[i].second});
-      info.nodes.push_back(std::move(record));
-    }
-    if (config.report) summarize_quantization(before, g).write(std::cout);
-    return info;
+    return detail::quantize_graph<deferred_t<graph, G>>(g, config);
   }
 
 };

@@ -2,6 +2,7 @@
 // The quantize pass's steps and MASE's tables (pass/quantize.hpp declares the steps): inline in
 // the header-only mode, compiled once in mase::compiled (src/passes.cpp) otherwise.
 
+#include <mase/pass/name_pattern.hpp>
 #include <mase/pass/quantize.hpp>
 
 // A unit that links mase::compiled gets these from the library; defining them again here would
@@ -15,13 +16,14 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <iostream>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 namespace mase::detail {
 
@@ -221,7 +223,7 @@ MASE_COMPILED_INLINE std::string entry_location(const config_source& source, std
 }
 
 MASE_COMPILED_INLINE resolved_entry resolve_entry(const config_source& source, std::string key, const node_quantize_config& c,
-                                    bool names_one_op) {
+                                                  bool names_one_op) {
   resolved_entry r{.key = std::move(key), .where = {}, .formats = std::nullopt, .names_one_op = names_one_op};
   r.where = entry_location(source, r.key);
   if (const quant_config* keys = std::get_if<quant_config>(&c)) {
@@ -395,7 +397,7 @@ MASE_COMPILED_INLINE void propagate_formats(const graph& g, node& n) {
 }
 
 MASE_COMPILED_INLINE void apply_formats(node& n, const quantizable_op& q, const resolved_entry& e, bool hardware,
-                          std::vector<derived_format>& derived) {
+                                        std::vector<derived_format>& derived) {
   const operand_formats& f = *e.formats;
   common_meta& c = n.meta.common;
   const auto missing = [&](std::string_view operand, std::string_view why) {
@@ -520,4 +522,84 @@ MASE_COMPILED_INLINE void check_name_key(const graph& g, const resolved_entry& e
   if (q) check_operands_fit(e, *q, fmt::format("node {} ({})", n.name, q->op));
 }
 
+template <class Graph>
+quantize_info quantize_graph(Graph& g, const quantize_config& config) {
+  const std::vector<node_formats> before = config.report ? formats_of(g) : std::vector<node_formats>{};
+
+  // Resolve and check every entry up front, used or not.
+  const bool names_one_op = config.by != quantize_by::regex_name;
+  std::optional<resolved_entry> fallback;
+  if (config.default_config) fallback = resolve_entry(config.source, "default", *config.default_config, false);
+  std::vector<resolved_entry> entries;
+  std::vector<basic_name_pattern<deferred_t<char, Graph>>> patterns;  // std::regex compiled only here
+  for (const auto& entry : config.entries) {
+    const std::string& key = entry.first;
+    const std::string where = entry_location(config.source, key);
+    if (std::any_of(entries.begin(), entries.end(), [&](const resolved_entry& e) { return e.key == key; }))
+      throw error(fmt::format("{} appears twice; keep one", where));
+    if (key == "default")
+      throw error(fmt::format("{}: the default config goes in .default_config, not among the entries", where));
+    entries.push_back(resolve_entry(config.source, key, entry.second, names_one_op));
+    const resolved_entry& e = entries.back();
+    if (config.by == quantize_by::type) {
+      check_op_key(g, e, config.user_op_types);
+    } else if (config.by == quantize_by::name) {
+      check_name_key(g, e);
+    } else {
+      patterns.emplace_back(key, where);  // a mase::error naming `where` if invalid or too long
+    }
+  }
+
+  quantize_info info;
+  for (node_id id : g.order()) {
+    node& n = g[id];
+    const node_formats was = formats_of(n);
+    node_quantization record{.name = n.name, .mase_op = std::string(n.op_name()), .outcome = {}, .config_entry = {},
+                             .changes = {}, .derived = {}};
+    const resolved_entry* entry = nullptr;
+    if (config.by == quantize_by::regex_name) {
+      for (std::size_t i = 0; i < patterns.size() && entry == nullptr; ++i)
+        if (patterns[i].matches(n.name)) entry = &entries[i];
+    } else {
+      const std::string_view key = config.by == quantize_by::type ? n.op_name() : std::string_view(n.name);
+      const auto it =
+          std::find_if(entries.begin(), entries.end(), [&](const resolved_entry& e) { return e.key == key; });
+      if (it != entries.end()) entry = &*it;
+    }
+    if (entry == nullptr && fallback) entry = &*fallback;
+
+    const std::optional<quantizable_op> q = find_quantizable(n);
+    if (!q) {
+      record.outcome = quantize_outcome::not_quantizable;
+    } else if (entry == nullptr) {
+      record.outcome = quantize_outcome::no_config;
+    } else if (!entry->formats) {
+      record.outcome = quantize_outcome::bypassed;
+      record.config_entry = entry->key;
+    } else {
+      record.outcome = quantize_outcome::quantized;
+      record.config_entry = entry->key;
+      apply_formats(n, *q, *entry, config.hardware_formats, record.derived);
+    }
+    if (record.outcome != quantize_outcome::quantized) propagate_formats(g, n);
+
+    const node_formats now = formats_of(n);
+    for (std::size_t i = 0; i < now.entries.size() && i < was.entries.size(); ++i)
+      if (!(now.entries[i].second == was.entries[i].second))
+        record.changes.push_back({now.entries[i].first, was.entries[i].second, now.entries[i].second});
+    info.nodes.push_back(std::move(record));
+  }
+  if (config.report) summarize_quantization(before, g).write(std::cout);
+  return info;
+}
+
 }  // namespace mase::detail
+
+namespace mase {
+
+MASE_COMPILED_INLINE bool operator==(const quantize_config& a, const quantize_config& b) {
+  return a.by == b.by && a.default_config == b.default_config && a.entries == b.entries && a.report == b.report &&
+         a.hardware_formats == b.hardware_formats && a.user_op_types == b.user_op_types;
+}
+
+}  // namespace mase

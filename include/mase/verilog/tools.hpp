@@ -6,33 +6,22 @@
 // the end of the log. They run only in a project mase emitted (its .mase-project marker), and
 // write only into its work folders sim/ and reports/, which the project's manifest lists.
 
+#include <mase/core/compiled.hpp>
 #include <mase/core/error.hpp>
-#include <mase/core/project_folder.hpp>
 #include <mase/verilog/emit.hpp>
 
 #include <cstdint>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <optional>
-#include <regex>
-#include <sstream>
 #include <string>
-#include <vector>
-
-#include <fmt/format.h>
+#include <string_view>
 
 namespace mase::verilog {
 
 enum class simulator : std::uint8_t { verilator, iverilog };
 
-inline std::string_view to_string(simulator s) noexcept { return s == simulator::verilator ? "verilator" : "iverilog"; }
+MASE_COMPILED_INLINE std::string_view to_string(simulator s) noexcept;
 
-inline simulator simulator_from_string(std::string_view name) {
-  if (name == "verilator") return simulator::verilator;
-  if (name == "iverilog" || name == "icarus") return simulator::iverilog;
-  throw error(fmt::format("unknown simulator \"{}\"; the simulators are verilator and iverilog", name));
-}
+MASE_COMPILED_INLINE simulator simulator_from_string(std::string_view name);
 
 struct simulation_result {
   std::int64_t passed = 0, failed = 0, cycles = 0;
@@ -50,125 +39,15 @@ struct simulate_options {
 };
 
 namespace detail {
-
-inline std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-inline std::string read_all(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return std::move(text).str();
-}
-
-inline std::string tail(const std::string& text, std::size_t lines) {
-  std::size_t at = text.size();
-  for (std::size_t n = 0; n <= lines && at > 0; ++n) {
-    const std::size_t nl = text.rfind('\n', at - 1);
-    if (nl == std::string::npos) return text;
-    at = nl;
-  }
-  return at >= text.size() ? std::string() : text.substr(at + 1);
-}
-
-// Runs `command` in `dir`, its output to `log` (relative to dir); returns the exit status.
-inline int run_in(const fs::path& dir, const std::string& command, const fs::path& log) {
-  std::error_code ec;
-  fs::create_directories(dir / log.parent_path(), ec);
-  const std::string line =
-      fmt::format("cd {} && ( {} ) > {} 2>&1", shell_quote(dir.string()), command, shell_quote(log.string()));
-  const int status = std::system(line.c_str());
-  return status == -1 ? -1 : WEXITSTATUS(status);
-}
-
-inline void require_tool(const char* program, const char* package) {
-  const std::string probe = fmt::format("command -v {} > /dev/null 2>&1", program);
-  require(std::system(probe.c_str()) == 0,
-          "{} is not installed; install it with apt-get install {}", program, package);
-}
-
-inline std::string file_list(const std::vector<fs::path>& files, const fs::path& dir) {
-  std::string list;
-  for (const fs::path& f : files) {
-    list += ' ';
-    list += shell_quote(fs::relative(f, dir).string());
-  }
-  return list;
-}
-
-inline std::vector<fs::path> rtl_files(const fs::path& dir) {
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(dir / "rtl"))
-    if (entry.path().extension() == ".sv") files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
+// The whole text of a file the tools wrote (a log, a report).
+MASE_COMPILED_INLINE std::string read_all(const fs::path& path);
 }  // namespace detail
 
 // Simulates the project's testbench and returns its verdict.
-inline simulation_result simulate(const fs::path& project, simulator sim, const simulate_options& options = {}) {
-  const fs::path dir = fs::absolute(project);
-  require_project(dir, "verilog", "simulate");
-  require(fs::exists(dir / "tb" / "tb.sv"), "simulate: {} has no tb/tb.sv; emit the project first", dir.string());
-  const std::string sources = detail::file_list(detail::rtl_files(dir), dir);
-  const std::string stall = fmt::format("+stall={}", options.stall_percent);
-  fs::path log;
-  int status = 0;  // the simulation's exit status
-  if (sim == simulator::verilator) {
-    detail::require_tool("verilator", "verilator");
-    log = "sim/verilator.log";
-    const std::string build = fmt::format(
-        "verilator --cc --exe --build -j 2 -Wno-fatal -Wno-lint -Wno-style --top-module tb -Mdir sim/verilator "
-        "-o Vtb tb/tb.sv{} {}",
-        sources, detail::shell_quote((dir / "tb" / "sim_main.cpp").string()));  // make runs in sim/verilator
-    if (detail::run_in(dir, build, "sim/verilator_build.log") != 0)
-      throw error(fmt::format("simulate: Verilator could not build {}:\n{}", dir.string(),
-                              detail::tail(detail::read_all(dir / "sim/verilator_build.log"), 20)));
-    // Verilator's model of a large design (a matmul's whole second operand as one wide vector)
-    // can keep megabytes of temporaries on the stack: run it with the largest stack allowed.
-    status = detail::run_in(dir, fmt::format("ulimit -s unlimited 2>/dev/null || ulimit -s \"$(ulimit -H -s)\"; sim/verilator/Vtb {}", stall), log);
-  } else {
-    detail::require_tool("iverilog", "iverilog");
-    log = "sim/iverilog.log";
-    if (detail::run_in(dir, fmt::format("iverilog -g2012 -s tb -o sim/tb.vvp tb/tb.sv{}", sources),
-                       "sim/iverilog_build.log") != 0)
-      throw error(fmt::format("simulate: Icarus Verilog could not compile {}:\n{}", dir.string(),
-                              detail::tail(detail::read_all(dir / "sim/iverilog_build.log"), 20)));
-    status = detail::run_in(dir, fmt::format("vvp -n sim/tb.vvp {}", stall), log);
-  }
-  simulation_result r;
-  r.log = detail::read_all(dir / log);
-  std::smatch m;
-  static const std::regex verdict(R"((\d+) passed, (\d+) failed, (\d+) cycles)");
-  require(std::regex_search(r.log, m, verdict), "simulate: the {} run of {} printed no verdict (exit status {}):\n{}",
-          to_string(sim), dir.string(), status, detail::tail(r.log, 20));
-  r.passed = std::stoll(m[1]);
-  r.failed = std::stoll(m[2]);
-  r.cycles = std::stoll(m[3]);
-  static const std::regex steady(R"(steady state: (-?\d+) cycles for the last (\d+) samples)");
-  if (std::regex_search(r.log, m, steady)) {
-    r.steady_cycles = std::stoll(m[1]);
-    r.steady_samples = std::stoll(m[2]);
-  }
-  return r;
-}
+MASE_COMPILED_INLINE simulation_result simulate(const fs::path& project, simulator sim, const simulate_options& options = {});
 
 // `verilator --lint-only -Wall` over the design; returns its warnings (empty when clean).
-inline std::string lint(const fs::path& project) {
-  detail::require_tool("verilator", "verilator");
-  const fs::path dir = fs::absolute(project);
-  require_project(dir, "verilog", "lint");
-  const std::string sources = detail::file_list(detail::rtl_files(dir), dir);
-  const int status =
-      detail::run_in(dir, fmt::format("verilator --lint-only -Wall --top-module top{}", sources), "sim/lint.log");
-  const std::string log = detail::read_all(dir / "sim/lint.log");
-  if (status == 0 && log.find("%Warning") == std::string::npos && log.find("%Error") == std::string::npos) return {};
-  return log.empty() ? fmt::format("verilator exited with status {}", status) : log;
-}
+MASE_COMPILED_INLINE std::string lint(const fs::path& project);
 
 // What yosys's synth_xilinx maps the design to.
 struct synthesis_report {
@@ -179,54 +58,12 @@ struct synthesis_report {
 };
 
 // The resources of the last synthesis of a project (its reports/utilization.txt).
-inline synthesis_report read_synthesis_report(const fs::path& project) {
-  const fs::path dir = fs::absolute(project);
-  require(fs::exists(dir / "reports/utilization.txt"), "read_synthesis_report: {} has no reports/utilization.txt; run "
-          "synthesize first", dir.string());
-  synthesis_report r;
-  r.stat = detail::read_all(dir / "reports/utilization.txt");
-  std::istringstream lines(r.stat);
-  std::string line;
-  static const std::regex cell_count(R"(^\s+(\S+)\s+(\d+)\s*$)");
-  static const std::regex total(R"(Number of cells:\s+(\d+))");
-  std::smatch m;
-  while (std::getline(lines, line)) {
-    if (std::regex_search(line, m, total)) {
-      r.cells = std::stoll(m[1]);
-    } else if (std::regex_match(line, m, cell_count)) {
-      const std::string cell = m[1];
-      const std::int64_t n = std::stoll(m[2]);
-      if (cell.rfind("FD", 0) == 0) r.flip_flops += n;
-      else if (cell.rfind("LUT", 0) == 0) r.luts += n;
-      else if (cell.rfind("DSP48", 0) == 0) r.multipliers += n;
-      else if (cell.rfind("RAMB", 0) == 0) {
-        r.block_rams += n;
-        r.block_rams_18k += cell.rfind("RAMB36", 0) == 0 ? 2 * n : n;
-      }
-      else if (cell.rfind("CARRY", 0) == 0) r.carry_chains += n;
-      else if (cell.rfind("RAM", 0) == 0) r.lut_rams += n;
-    }
-  }
-  return r;
-}
+MASE_COMPILED_INLINE synthesis_report read_synthesis_report(const fs::path& project);
 
-inline synthesis_report synthesize(const fs::path& project) {
-  detail::require_tool("yosys", "yosys");
-  const fs::path dir = fs::absolute(project);
-  require_project(dir, "verilog", "synthesize");
-  // top.sv's unpacked-array ports are beyond yosys 0.23's parser; top_core is the same design.
-  // -defer: elaborate only with the design's parameters (a module's defaults may name no ROM file).
-  std::string script = "read_verilog -defer -sv";
-  for (const fs::path& f : detail::rtl_files(dir))
-    if (f.filename() != "top.sv") script += fmt::format(" {}", fs::relative(f, dir).string());
-  script += "\nhierarchy -top top_core\nsynth_xilinx -flatten -top top_core\ntee -q -o reports/utilization.txt stat\n";
-  std::error_code ec;
-  fs::create_directories(dir / "reports", ec);
-  detail::write_text(dir / "reports" / "synth.ys", script);
-  if (detail::run_in(dir, "yosys -q -s reports/synth.ys", "reports/yosys.log") != 0)
-    throw error(fmt::format("synthesize: yosys failed on {}:\n{}", dir.string(),
-                            detail::tail(detail::read_all(dir / "reports/yosys.log"), 20)));
-  return read_synthesis_report(dir);
-}
+MASE_COMPILED_INLINE synthesis_report synthesize(const fs::path& project);
 
 }  // namespace mase::verilog
+
+#if !MASE_EXTERN_INSTANTIATIONS
+#include <mase/verilog/tools_definitions.hpp>
+#endif
