@@ -3,12 +3,12 @@
 // (`report_node_type(std::cerr)`) or to a file (`report_node_shape("shapes.txt")`, written
 // atomically), and returns the text as its info.
 
-#include <mase/core/temp_file.hpp>
+#include <mase/core/compiled.hpp>
 #include <mase/pass/pipeline.hpp>
 #include <mase/pass/report_tables.hpp>
 
 #include <filesystem>
-#include <iostream>
+#include <ostream>
 #include <sstream>
 #include <string>
 
@@ -26,11 +26,8 @@ struct report_destination {
   std::ostream* stream = nullptr;
   std::filesystem::path file;
 
-  report_text deliver(std::string text) const {
-    if (!file.empty()) write_file_atomically(file, text);
-    else (stream != nullptr ? *stream : std::cout) << text << std::flush;
-    return {std::move(text)};
-  }
+  // Writes the report to the file (atomically) or the stream (std::cout when neither is set).
+  report_text deliver(std::string text) const;
 };
 }  // namespace detail
 
@@ -81,3 +78,7 @@ struct report_metadata_pass {
 inline const report_metadata_pass report_metadata{};
 
 }  // namespace mase
+
+#if !MASE_EXTERN_INSTANTIATIONS
+#include <mase/pass/report_definitions.hpp>
+#endif
