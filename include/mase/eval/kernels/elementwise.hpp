@@ -316,33 +316,29 @@ void float_kernel(const op::minimum&, const Args& args) {
   });
 }
 
-// Comparisons and logic (op::compare, op::logical): 1 where the op's rule holds, else 0, with
-// broadcasting. The rule is the op's own (holds), so the kernel and the ONNX importer's constant
-// folding cannot disagree.
+// An element-wise op that states its rule for one element (apply: op_with_unary_rule,
+// op_with_binary_rule in ir/op/op_base.hpp) gets its float kernel here, with broadcasting for two
+// operands: adding such an op (the comparisons, the logic ops) needs no kernel code. The rule is
+// the op's own, so the kernel and the ONNX importer's constant folding cannot disagree.
 namespace elementwise_detail {
 template <class Op>
-struct truth_functor {
-  float operator()(float a, float b) const noexcept { return Op::template holds<float>(a, b) ? 1.0f : 0.0f; }
+struct rule_functor {
+  float operator()(float a, float b) const noexcept { return Op::apply(a, b); }
 };
 }  // namespace elementwise_detail
 
-template <op::comparison C, class Args = kernel_args>
-void float_kernel(const op::compare<C>&, const Args& args) {
-  elementwise_detail::binary(args, op::compare<C>::name, [](const auto& p, const auto& q) {
-    return elementwise_detail::apply_functor<elementwise_detail::truth_functor<op::compare<C>>>(p, q);
+template <class Op, class Args = kernel_args>
+  requires op_with_binary_rule<Op>
+void float_kernel(const Op&, const Args& args) {
+  elementwise_detail::binary(args, Op::name, [](const auto& p, const auto& q) {
+    return elementwise_detail::apply_functor<elementwise_detail::rule_functor<Op>>(p, q);
   });
 }
-template <op::logic L, class Args = kernel_args>
-void float_kernel(const op::logical<L>&, const Args& args) {
-  using Op = op::logical<L>;
-  if constexpr (Op::operands == 1) {
-    auto [x, y] = elementwise_detail::unary(args, Op::name);
-    y = x.unaryExpr([](float a) { return Op::template holds<float>(a, 0.0f) ? 1.0f : 0.0f; });
-  } else {
-    elementwise_detail::binary(args, Op::name, [](const auto& p, const auto& q) {
-      return elementwise_detail::apply_functor<elementwise_detail::truth_functor<Op>>(p, q);
-    });
-  }
+template <class Op, class Args = kernel_args>
+  requires op_with_unary_rule<Op>
+void float_kernel(const Op&, const Args& args) {
+  auto [x, y] = elementwise_detail::unary(args, Op::name);
+  y = x.unaryExpr([](float a) { return Op::apply(a); });
 }
 
 // torch.where(condition, x, y) with the three broadcast together; a nonzero condition (NaN

@@ -35,6 +35,9 @@ struct compare {
     return false;
   }
 
+  // One element's result, 1 or 0 (op_with_binary_rule): the float kernel is made from it.
+  static constexpr float apply(float a, float b) noexcept { return holds(a, b) ? 1.0f : 0.0f; }
+
   constexpr shape_result infer_shapes(std::span<const shape> in) const {
     const shape_result r = shape_rules::broadcast_all(in);
     return r.ok() ? r : shape_error("comparison: the input shapes do not broadcast");

@@ -34,6 +34,19 @@ struct logical {
     return false;
   }
 
+  // One element's result, 1 or 0 (op_with_unary_rule / op_with_binary_rule): the float kernel
+  // is made from it.
+  static constexpr float apply(float a) noexcept
+    requires(operands == 1)
+  {
+    return holds(a, 0.0f) ? 1.0f : 0.0f;
+  }
+  static constexpr float apply(float a, float b) noexcept
+    requires(operands == 2)
+  {
+    return holds(a, b) ? 1.0f : 0.0f;
+  }
+
   constexpr shape_result infer_shapes(std::span<const shape> in) const {
     if constexpr (operands == 1) {
       return shape_rules::same_as_input(in);

@@ -246,6 +246,17 @@ template <class Op>
 concept op_with_work = requires(const Op& op, std::span<const shape> shapes) {
   { op.work(shapes, shapes) } -> std::same_as<op_work>;
 };
+// An element-wise built-in op's rule for one element: static constexpr float apply(float), or
+// apply(float, float) for two operands broadcast together. The element-wise kernels make the
+// op's float kernel from it (eval/kernels/elementwise.hpp), so such an op needs no kernel code.
+template <class Op>
+concept op_with_unary_rule = requires(float a) {
+  { Op::apply(a) } -> std::same_as<float>;
+};
+template <class Op>
+concept op_with_binary_rule = requires(float a, float b) {
+  { Op::apply(a, b) } -> std::same_as<float>;
+};
 template <class Op>
 concept op_with_quantization = requires {
   { Op::quantization } -> std::convertible_to<quantizable>;
