@@ -10,6 +10,7 @@
 #include <bit>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 using namespace mase;
 
@@ -41,6 +42,11 @@ TEST_CASE("tensor: row-major storage seen through Eigen maps") {
   const tensor v({4}, {1, 2, 3, 4});
   CHECK(v.matrix().rows() == 1);  // a vector is one row
   CHECK(tensor({0, 5}).size() == 0);
+  // The views' types have public names; the map of a const tensor is read-only.
+  static_assert(std::is_same_v<decltype(t.matrix()), mase::tensor_matrix_map>);
+  static_assert(std::is_same_v<decltype(r.matrix()), mase::tensor_const_matrix_map>);
+  static_assert(std::is_same_v<decltype(t.array()), mase::tensor_array_map>);
+  static_assert(std::is_same_v<decltype(r.array()), mase::tensor_const_array_map>);
 }
 
 TEST_CASE("tensor: wrong value counts and negative dimensions are errors") {

@@ -19,3 +19,13 @@ struct eigen_views<tensor> {
 };
 
 }  // namespace mase::detail
+
+namespace mase {
+
+// The views' types, for code that names them (tensor::matrix() and tensor::array() return them).
+using tensor_matrix_map = detail::eigen_views<tensor>::matrix_map;
+using tensor_const_matrix_map = detail::eigen_views<tensor>::const_matrix_map;
+using tensor_array_map = detail::eigen_views<tensor>::array_map;
+using tensor_const_array_map = detail::eigen_views<tensor>::const_array_map;
+
+}  // namespace mase

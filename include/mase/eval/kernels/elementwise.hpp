@@ -56,8 +56,8 @@ inline void check_storage(const tensor& t, const kernel_args& args, std::string_
 }
 
 struct unary_maps {
-  mase::detail::eigen_views<tensor>::const_array_map x;
-  mase::detail::eigen_views<tensor>::array_map y;
+  tensor_const_array_map x;
+  tensor_array_map y;
 };
 
 // The input and output of a one-input op, checked to have the same shape (the evaluator sizes
