@@ -3,6 +3,7 @@
 // (../shared/spec/mase-reference.md §4.8), independent of eval/bit_exact.hpp's code paths.
 
 #include <mase/eval/evaluator.hpp>
+#include <mase/eval/kernels/integer_gemm.hpp>
 #include <mase/ir/builder.hpp>
 #include <mase/pass/add_common_metadata.hpp>
 #include <mase/pass/init_metadata.hpp>
@@ -11,6 +12,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 using namespace mase;
@@ -348,6 +350,170 @@ TEST_CASE("the accumulator type follows the width the formats need") {
   CHECK(eval::accumulator_for(24) == eval::accumulator_type::float32);
   CHECK(eval::accumulator_for(25) == eval::accumulator_type::float64);
   CHECK(eval::accumulator_for(54) == eval::accumulator_type::int64);
+}
+
+namespace {
+
+struct conv_case {
+  int n, c, h, w, o, kernel, stride, pad, dilation, groups;
+  fixed_spec x, wt, b, y;
+  bool one_dimensional = false;  // conv1d over [n, c, w] (h = 1)
+};
+
+// A direct integer convolution: zero padding, stride, dilation and groups as PyTorch defines them.
+std::vector<std::int64_t> reference_conv(const conv_case& cc, const std::vector<std::int64_t>& xc,
+                                         const std::vector<std::int64_t>& wc, const std::vector<std::int64_t>& bc) {
+  const int kh = cc.one_dimensional ? 1 : cc.kernel, kw = cc.kernel;
+  const int pad_h = cc.one_dimensional ? 0 : cc.pad, stride_h = cc.one_dimensional ? 1 : cc.stride;
+  const int ho = (cc.h + 2 * pad_h - cc.dilation * (kh - 1) - 1) / stride_h + 1;
+  const int wo = (cc.w + 2 * cc.pad - cc.dilation * (kw - 1) - 1) / cc.stride + 1;
+  const int cg = cc.c / cc.groups, og = cc.o / cc.groups, acc_frac = cc.x.frac + cc.wt.frac;
+  std::vector<std::int64_t> y;
+  for (int b = 0; b < cc.n; ++b)
+    for (int oc = 0; oc < cc.o; ++oc)
+      for (int i = 0; i < ho; ++i)
+        for (int j = 0; j < wo; ++j) {
+          std::int64_t acc = 0;
+          for (int ic = 0; ic < cg; ++ic)
+            for (int ki = 0; ki < kh; ++ki)
+              for (int kj = 0; kj < kw; ++kj) {
+                const int r = i * stride_h - pad_h + ki * cc.dilation, s = j * cc.stride - cc.pad + kj * cc.dilation;
+                if (r < 0 || r >= cc.h || s < 0 || s >= cc.w) continue;
+                const int channel = oc / og * cg + ic;
+                acc += xc[static_cast<std::size_t>(((b * cc.c + channel) * cc.h + r) * cc.w + s)] *
+                       wc[static_cast<std::size_t>(((oc * cg + ic) * kh + ki) * kw + kj)];
+              }
+          acc += bc[static_cast<std::size_t>(oc)] * (std::int64_t{1} << (acc_frac - cc.b.frac));
+          y.push_back(hardware_cast(acc, acc_frac, cc.y.frac, cc.y.width));
+        }
+  return y;
+}
+
+// Restores the cap on the integer products' target when a test ends.
+struct isa_cap_guard {
+  eval::integer_gemm::isa previous;
+  explicit isa_cap_guard(eval::integer_gemm::isa cap) : previous(eval::integer_gemm::limit_isa(cap)) {}
+  ~isa_cap_guard() { eval::integer_gemm::limit_isa(previous); }
+};
+
+std::string integer_products_on(eval::integer_gemm::isa target) {
+  return "exact int32 products (" + std::string(eval::integer_gemm::to_string(target));
+}
+
+}  // namespace
+
+TEST_CASE("bit-exact convolutions on the exact int32 products equal a direct integer convolution, on every target") {
+  const conv_case cases[] = {
+      // 8-bit codes; two groups of 17 output channels (a partial panel), stride 2, padding 1
+      {2, 4, 9, 8, 34, 3, 2, 1, 1, 2, {8, 4}, {8, 6}, {8, 3}, {8, 3}},
+      // 16 output channels, a 5x5 kernel dilated by 2, padding 2
+      {1, 4, 11, 10, 16, 5, 1, 2, 2, 1, {8, 3}, {8, 6}, {8, 4}, {8, 2}},
+      // 12-bit inputs: 16-bit pairs; 27 taps
+      {2, 3, 6, 7, 20, 3, 1, 1, 1, 1, {12, 6}, {8, 6}, {8, 3}, {10, 3}},
+      // conv1d, 3 groups of 16
+      {2, 6, 1, 23, 48, 4, 3, 2, 1, 3, {8, 4}, {8, 6}, {8, 5}, {8, 3}, true},
+  };
+  for (eval::integer_gemm::isa target : eval::integer_gemm::supported_isas())
+    for (const conv_case& cc : cases) {
+      DYNAMIC_SECTION(eval::integer_gemm::to_string(target) << ", " << cc.o << " channels, kernel " << cc.kernel
+                                                            << (cc.one_dimensional ? ", 1-d" : "")) {
+        const isa_cap_guard cap(target);
+        builder bld(9);
+        const shape x_shape = cc.one_dimensional ? shape{cc.n, cc.c, cc.w} : shape{cc.n, cc.c, cc.h, cc.w};
+        auto x = bld.input("x", x_shape);
+        const dims k{cc.kernel}, st{cc.stride}, pd{cc.pad}, dl{cc.dilation};
+        auto conv = cc.one_dimensional
+                        ? bld.add("conv", op::conv1d{.in_channels = cc.c, .out_channels = cc.o, .kernel_size = k,
+                                                     .stride = st, .padding = pd, .dilation = dl, .groups = cc.groups},
+                                  x)
+                        : bld.add("conv", op::conv2d{.in_channels = cc.c, .out_channels = cc.o, .kernel_size = k,
+                                                     .stride = st, .padding = pd, .dilation = dl, .groups = cc.groups},
+                                  x);
+        graph g = bld.output(conv) | init_metadata | add_common_metadata;
+        shape w_shape{cc.o, cc.c / cc.groups};
+        if (!cc.one_dimensional) w_shape.push_back(cc.kernel);
+        w_shape.push_back(cc.kernel);
+        g.parameter("conv.weight") = random_tensor(w_shape, 21, 2.0f);
+        g.parameter("conv.bias") = random_tensor({cc.o}, 22, 2.0f);
+        node& nd = g[g.id("conv")];
+        set_format(nd, "data_in_0", {.width = cc.x.width, .frac = cc.x.frac});
+        set_format(nd, "weight", {.width = cc.wt.width, .frac = cc.wt.frac});
+        set_format(nd, "bias", {.width = cc.b.width, .frac = cc.b.frac});
+        set_format(nd, "data_out_0", {.width = cc.y.width, .frac = cc.y.frac});
+        evaluator ev(g, eval_mode::bit_exact);
+        REQUIRE(ev.runs_bit_exact(g.id("conv")));
+        CHECK_THAT(std::string(ev.bit_exact_description(g.id("conv"))),
+                   Catch::Matchers::Contains(integer_products_on(target)));
+        const tensor input = random_tensor(x_shape, 23, 6.0f);
+        const tensor& y = ev.run(input)[0];
+        const auto expected = reference_conv(cc, quantized_codes(input, cc.x),
+                                             quantized_codes(g.parameter("conv.weight"), cc.wt),
+                                             quantized_codes(g.parameter("conv.bias"), cc.b));
+        CHECK(codes_of(y, cc.y.frac) == expected);
+        // A second run on the kept buffers gives the same codes.
+        CHECK(codes_of(ev.run(input)[0], cc.y.frac) == expected);
+      }
+    }
+}
+
+TEST_CASE("bit-exact linear and batched matmul on the exact int32 products, on every target") {
+  for (eval::integer_gemm::isa target : eval::integer_gemm::supported_isas()) {
+    DYNAMIC_SECTION(eval::integer_gemm::to_string(target)) {
+      const isa_cap_guard cap(target);
+      // linear: 12-bit inputs by 8-bit weights over 300 terms (12+8+9+1 = 30 bits), 33 outputs.
+      {
+        const fixed_spec xs{12, 5}, ws{8, 7}, bs{8, 4}, ys{9, 3};
+        builder bld(4);
+        auto x = bld.input("x", {7, 300});
+        auto fc = bld.add("fc", op::linear{.in_features = 300, .out_features = 33}, x);
+        graph g = bld.output(fc) | init_metadata | add_common_metadata;
+        g.parameter("fc.weight") = random_tensor({33, 300}, 41, 1.0f);
+        g.parameter("fc.bias") = random_tensor({33}, 42, 4.0f);
+        node& n = g[g.id("fc")];
+        set_format(n, "data_in_0", {.width = xs.width, .frac = xs.frac});
+        set_format(n, "weight", {.width = ws.width, .frac = ws.frac});
+        set_format(n, "bias", {.width = bs.width, .frac = bs.frac});
+        set_format(n, "data_out_0", {.width = ys.width, .frac = ys.frac});
+        evaluator ev(g, eval_mode::bit_exact);
+        CHECK_THAT(std::string(ev.bit_exact_description(g.id("fc"))),
+                   Catch::Matchers::Contains(integer_products_on(target)));
+        const tensor input = random_tensor({7, 300}, 43, 30.0f);
+        const auto wc = quantized_codes(g.parameter("fc.weight"), ws), bc = quantized_codes(g.parameter("fc.bias"), bs);
+        const auto expected = reference_linear(quantized_codes(input, xs), 7, 300, wc, 33, &bc, xs, ws, bs, ys);
+        CHECK(codes_of(ev.run(input)[0], ys.frac) == expected);
+      }
+      // matmul: [2, 3, 5, 40] @ [3, 40, 18], the right operand broadcast over the first dimension.
+      {
+        const fixed_spec as{8, 4}, bs{8, 5}, ys{8, 2};
+        builder bld(5);
+        auto a = bld.input("a", {2, 3, 5, 40});
+        auto b = bld.input("b", {3, 40, 18});
+        auto m = bld.add("mm", op::matmul{}, a, b);
+        graph g = bld.output(m) | init_metadata | add_common_metadata;
+        node& n = g[g.id("mm")];
+        set_format(n, "data_in_0", {.width = as.width, .frac = as.frac});
+        set_format(n, "data_in_1", {.width = bs.width, .frac = bs.frac});
+        set_format(n, "data_out_0", {.width = ys.width, .frac = ys.frac});
+        evaluator ev(g, eval_mode::bit_exact);
+        CHECK_THAT(std::string(ev.bit_exact_description(g.id("mm"))),
+                   Catch::Matchers::Contains(integer_products_on(target)));
+        const tensor ta = random_tensor({2, 3, 5, 40}, 51, 8.0f), tb = random_tensor({3, 40, 18}, 52, 4.0f);
+        const auto ac = quantized_codes(ta, as), bc = quantized_codes(tb, bs);
+        std::vector<std::int64_t> expected;
+        for (int batch = 0; batch < 2; ++batch)
+          for (int head = 0; head < 3; ++head)
+            for (int i = 0; i < 5; ++i)
+              for (int j = 0; j < 18; ++j) {
+                std::int64_t acc = 0;
+                for (int t = 0; t < 40; ++t)
+                  acc += ac[static_cast<std::size_t>(((batch * 3 + head) * 5 + i) * 40 + t)] *
+                         bc[static_cast<std::size_t>((head * 40 + t) * 18 + j)];
+                expected.push_back(hardware_cast(acc, as.frac + bs.frac, ys.frac, ys.width));
+              }
+        CHECK(codes_of(ev.run({{"a", ta}, {"b", tb}})[0], ys.frac) == expected);
+      }
+    }
+  }
 }
 
 TEST_CASE("bit-exact batch_norm2d: a per-channel scale and shift folded from the statistics, one cast") {

@@ -29,6 +29,7 @@
 #include <mase/eval/fixed_functions.hpp>
 #include <mase/eval/fixed_rules.hpp>
 #include <mase/core/tensor_eigen.hpp>
+#include <mase/eval/integer_products.hpp>
 #include <mase/eval/kernel.hpp>
 #include <mase/eval/lowering.hpp>
 #include <mase/eval/kernels/elementwise.hpp>
@@ -101,7 +102,7 @@ inline void hardware_cast(const fixed_fmt& to, std::span<const float> in, std::s
   const double hi = static_cast<double>(range.hi);
   const double up = std::ldexp(1.0, to.frac), down = std::ldexp(1.0, -to.frac);
   for (std::size_t i = 0; i < in.size(); ++i) {
-    double v = std::floor(static_cast<double>(in[i]) * up);
+    double v = round_to_integer<rounding::floor>(static_cast<double>(in[i]) * up);
     v = v < lo ? lo : (v > hi ? hi : v);
     out[i] = static_cast<float>(v * down);
   }
@@ -154,7 +155,7 @@ void dot_product_epilogue(const T* acc, epilogue_layout layout, int acc_frac, st
       const T hi = static_cast<T>(range.hi);
       const T up = static_cast<T>(std::ldexp(1.0, out_fmt.frac)), down = static_cast<T>(std::ldexp(1.0, -out_fmt.frac));
       for (std::size_t j = 0; j < count; ++j) {
-        T r = std::floor((acc[first + j] + bias_of(j)) * up);
+        T r = round_to_integer<rounding::floor>((acc[first + j] + bias_of(j)) * up);
         r = r < lo ? lo : r;
         r = hi < r ? hi : r;
         out[first + j] = static_cast<float>(r * down);
@@ -179,7 +180,8 @@ template <class T>
 void to_accumulator_scalars(std::span<const float> in, int frac, std::vector<T>& out) {
   out.resize(in.size());
   if constexpr (std::is_same_v<T, std::int64_t>) {
-    for (std::size_t i = 0; i < in.size(); ++i) out[i] = raw_of(in[i], frac);
+    const code_scale scale(frac);
+    for (std::size_t i = 0; i < in.size(); ++i) out[i] = scale.code(in[i]);
   } else {
     for (std::size_t i = 0; i < in.size(); ++i) out[i] = static_cast<T>(in[i]);
   }
@@ -273,7 +275,7 @@ bit_exact_kernel make_binary_kernel(const node& n, const fixed_lowering& l) {
         const auto exact_then_cast = [=](float a, float b) {
           const double u = a, v = b;
           const double exact_value = std::is_same_v<Op, op::mul> ? u * v : std::is_same_v<Op, op::sub> ? u - v : u + v;
-          double r = std::floor(exact_value * up);
+          double r = round_to_integer<rounding::floor>(exact_value * up);
           r = r < lo ? lo : (r > hi ? hi : r);
           return static_cast<float>(r * down);
         };
@@ -294,15 +296,16 @@ inline bit_exact_kernel make_scale_shift_kernel(const fixed_lowering& l) {
   auto shift = std::make_shared<const std::vector<std::int64_t>>(l.aligned_bias);
   return bit_exact_kernel{
       fmt::format("batch_norm2d: per-channel scale and shift, accumulator {} bits", l.accumulator_width),
-      [scale, shift, in = l.input, to = l.output, acc_frac = l.accumulator_frac()](const kernel_args& args) {
+      [scale, shift, in = code_scale(l.input.frac), to = l.output, out = code_scale(l.output.frac),
+       acc_frac = l.accumulator_frac()](const kernel_args& args) {
         const tensor& v = args.input(0);
         tensor& y = args.output(0);
         const std::int64_t channels = v.shape()[1];
         const std::int64_t plane = v.shape()[2] * v.shape()[3];
         for (std::size_t i = 0; i < y.size(); ++i) {
           const auto c = static_cast<std::size_t>((static_cast<std::int64_t>(i) / plane) % channels);
-          const std::int64_t acc = raw_of(v.data()[i], in.frac) * (*scale)[c] + (*shift)[c];
-          y.data()[i] = static_cast<float>(value_of(hardware_cast_raw(acc, acc_frac, to), to.frac));
+          const std::int64_t acc = in.code(v.data()[i]) * (*scale)[c] + (*shift)[c];
+          y.data()[i] = out.value(hardware_cast_raw(acc, acc_frac, to));
         }
       }};
 }
@@ -311,16 +314,14 @@ inline bit_exact_kernel make_lookup_kernel(const node& n, const fixed_lowering& 
   auto table = std::make_shared<std::vector<float>>(l.table.size());
   for (std::size_t i = 0; i < l.table.size(); ++i) (*table)[i] = static_cast<float>(value_of(l.table[i], l.output.frac));
   return bit_exact_kernel{fmt::format("{}: lookup table of {} entries", n.op_name(), table->size()),
-                          [in = l.input, table](const kernel_args& args) {
+                          [range = l.input.code_range(), scale = code_scale(l.input.frac), table](const kernel_args& args) {
                             const tensor& v = args.input(0);
                             tensor& y = args.output(0);
-                            const integer_range range = in.code_range();
-                            const double scale = std::ldexp(1.0, in.frac);
+                            const float* entries = table->data();
                             for (std::size_t i = 0; i < y.size(); ++i) {
                               // Inputs are exact codes (the evaluator casts them); the clamp only guards the index.
-                              const std::int64_t c =
-                                  std::clamp<std::int64_t>(std::llround(v.data()[i] * scale), range.lo, range.hi);
-                              y.data()[i] = (*table)[static_cast<std::size_t>(c - range.lo)];
+                              const std::int64_t c = std::clamp<std::int64_t>(scale.code(v.data()[i]), range.lo, range.hi);
+                              y.data()[i] = entries[c - range.lo];
                             }
                           }};
 }
@@ -330,18 +331,20 @@ inline bit_exact_kernel make_lookup_kernel(const node& n, const fixed_lowering& 
 template <class Rule>
 bit_exact_kernel make_row_kernel(std::string description, std::shared_ptr<const Rule> rule, const fixed_fmt& in,
                                  const fixed_fmt& out) {
-  return bit_exact_kernel{std::move(description), [rule, in, out](const kernel_args& args) {
+  auto rows = std::make_shared<std::vector<std::int64_t>>();  // one row in, one out: kept between runs
+  return bit_exact_kernel{std::move(description), [rule, rows, in = code_scale(in.frac),
+                                                   out = code_scale(out.frac)](const kernel_args& args) {
                             const tensor& v = args.input(0);
                             tensor& y = args.output(0);
                             const auto row = static_cast<std::size_t>(rule->row_length);
                             require(row > 0 && v.size() % row == 0,
                                     "bit-exact: {} values do not split into rows of {}", v.size(), row);
-                            std::vector<std::int64_t> x(row), r(row);
+                            rows->resize(2 * row);
+                            const std::span<std::int64_t> x(rows->data(), row), r(rows->data() + row, row);
                             for (std::size_t start = 0; start + row <= v.size(); start += row) {
-                              for (std::size_t i = 0; i < row; ++i) x[i] = raw_of(v.data()[start + i], in.frac);
+                              for (std::size_t i = 0; i < row; ++i) x[i] = in.code(v.data()[start + i]);
                               rule->run(x, r);
-                              for (std::size_t i = 0; i < row; ++i)
-                                y.data()[start + i] = static_cast<float>(value_of(r[i], out.frac));
+                              for (std::size_t i = 0; i < row; ++i) y.data()[start + i] = out.value(r[i]);
                             }
                           }};
 }
@@ -359,6 +362,13 @@ std::vector<float> activation_lut(const Op& op, const fixed_fmt& in, const forma
     table.push_back(static_cast<float>(scalar_function(op, value_of(c, in.frac))));
   quantize(out, table, table);
   return table;
+}
+
+// The number of terms of a matmul node's dot products, from its first input's shape.
+template <class Node>
+std::int64_t matmul_inner_dimension(const Node& n) {
+  const shape& a_shape = std::get<tensor_meta>(n.meta.common.args.find("data_in_0")->second).shape;
+  return a_shape.empty() ? 1 : a_shape.back();
 }
 
 // The lowering of a node of a built-in op, or none when its op or formats have no integer
@@ -403,9 +413,7 @@ std::optional<fixed_lowering> lower_to_fixed(const Node& n, const ordered_map<te
           l.kind = lowering_kind::matmul;
           l.other_input = fixed_entry(n, "data_in_1");
           if (!l.other_input) return std::nullopt;
-          const auto args_it = n.meta.common.args.find("data_in_0");
-          const shape& a_shape = std::get<tensor_meta>(args_it->second).shape;
-          const std::int64_t k = a_shape.empty() ? 1 : a_shape.back();
+          const std::int64_t k = matmul_inner_dimension(n);
           l.accumulator_width = dot_product_accumulator_width(*x, *l.other_input, k, false);
           require(l.accumulator_width <= 63,
                   "node {}: the bit-exact accumulator needs {} bits, more than int64 holds; use narrower formats",
@@ -493,10 +501,20 @@ bit_exact_kernel lowered_kernel(const Node& n, const fixed_lowering& l) {
         using Op = std::decay_t<decltype(op)>;
         if constexpr (std::is_same_v<Op, op::linear> || std::is_same_v<Op, op::conv1d> ||
                       std::is_same_v<Op, op::conv2d>) {
+          const std::int64_t out_channels = l.weight_shape[0];
+          std::int64_t groups = 1;
+          if constexpr (!std::is_same_v<Op, op::linear>) groups = op.groups;
+          if (integer_product_applies(l.input, *l.weight, l.weight_shape.numel() / out_channels) &&
+              prefer_integer_product(l.accumulator_width, out_channels / groups))
+            return detail::make_integer_dot_product_kernel(op, n, l);
           return detail::with_accumulator(l.accumulator_width, [&](auto t) {
             return detail::make_dot_product_kernel<decltype(t)>(op, n, l);
           });
         } else if constexpr (std::is_same_v<Op, op::matmul> || std::is_same_v<Op, op::bmm>) {
+          const shape& b_shape = std::get<tensor_meta>(n.meta.common.args.find("data_in_1")->second).shape;
+          if (integer_product_applies(l.input, *l.other_input, matmul_inner_dimension(n)) &&
+              prefer_integer_product(l.accumulator_width, b_shape.size() >= 2 ? b_shape.back() : 1))
+            return detail::make_integer_matmul_kernel(n, l);
           return detail::with_accumulator(l.accumulator_width,
                                           [&](auto t) { return detail::make_matmul_kernel<decltype(t)>(n, l); });
         } else if constexpr (std::is_same_v<Op, op::add> || std::is_same_v<Op, op::sub> ||

@@ -108,6 +108,12 @@ public:
 
   // Whether the node runs an integer kernel in bit-exact mode (otherwise it runs as in fake-quant).
   bool runs_bit_exact(node_id id) const { return states_[id.index].bit_exact.has_value(); }
+  // How that kernel computes ("linear: 8-bit x 8-bit, exact int32 products (avx_vnni, 8-bit
+  // quads), accumulator 27 bits"); empty for a node that runs as in fake-quant.
+  std::string_view bit_exact_description(node_id id) const {
+    const auto& kernel = states_[id.index].bit_exact;
+    return kernel ? std::string_view(kernel->description) : std::string_view();
+  }
   // The node's fixed-point lowering in bit-exact mode (what its kernel runs and the emitter
   // renders); nullptr for a node of a user's op or one that runs as in fake-quant.
   const eval::fixed_lowering* lowering(node_id id) const {

@@ -90,18 +90,21 @@ inline softmax_rule make_softmax_rule(const fixed_fmt& input, const fixed_fmt& o
 // ---------------------------------------------------------------------------------------------
 // Layer and RMS normalization.
 
-// ⌊2^p / √v⌋ for v > 0 and p ≤ 62: the largest r with r²·v ≤ 2^(2p). It equals the integer square
-// root of q = ⌊2^(2p) / v⌋ (r² ≤ 2^(2p)/v exactly when r² ≤ q, r² being an integer), which is
-// found bit by bit from the top, one comparison per result bit, as a hardware divider and square
-// root would.
+// ⌊2^p / √v⌋ for v > 0 and p ≤ 62: the largest r with r²·v ≤ 2^(2p). (It equals the integer
+// square root of ⌊2^(2p) / v⌋, which a hardware divider and square root find bit by bit.) Here a
+// floating-point estimate is corrected by exact comparisons until r²·v ≤ 2^(2p) < (r+1)²·v, so
+// the estimate's rounding cannot change the result.
 inline std::int64_t inverse_sqrt_floor(std::int64_t v, int p) {
   if (v <= 0) return 0;
-  const int128 q = (int128{1} << (2 * p)) / v;
-  std::int64_t r = 0;
-  for (int bit = p; bit >= 0; --bit) {
-    const std::int64_t candidate = r | (std::int64_t{1} << bit);
-    if (int128{candidate} * candidate <= q) r = candidate;
-  }
+  __extension__ using uint128 = unsigned __int128;
+  const uint128 limit = uint128{1} << (2 * p);
+  // r ≤ 2^p + 1 and r·√v stays near 2^p, so r²·v stays far below 2^128.
+  const auto within = [&](std::int64_t r) { return uint128(r) * uint128(r) * uint128(v) <= limit; };
+  const long double top = std::ldexp(1.0L, p);
+  const long double estimate = std::floor(top / std::sqrt(static_cast<long double>(v)));
+  std::int64_t r = static_cast<std::int64_t>(std::min(estimate, top));
+  while (r > 0 && !within(r)) --r;
+  while (within(r + 1)) ++r;
   return r;
 }
 

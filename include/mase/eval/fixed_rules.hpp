@@ -60,4 +60,14 @@ constexpr std::int64_t bias_to_accumulator_raw(std::int64_t bias_raw, int bias_f
 inline std::int64_t raw_of(double value, int frac) noexcept { return std::llround(std::ldexp(value, frac)); }
 inline double value_of(std::int64_t raw, int frac) noexcept { return std::ldexp(static_cast<double>(raw), -frac); }
 
+// raw_of and value_of for whole tensors: one multiplication by a power of two each way (exact for
+// fraction widths within ±512), instead of a library call per value. The values must be exact
+// codes, as every tensor between the bit-exact kernels is (the evaluator casts their inputs).
+struct code_scale {
+  double up = 1, down = 1;
+  explicit code_scale(int frac) noexcept : up(std::ldexp(1.0, frac)), down(std::ldexp(1.0, -frac)) {}
+  std::int64_t code(float value) const noexcept { return static_cast<std::int64_t>(static_cast<double>(value) * up); }
+  float value(std::int64_t code) const noexcept { return static_cast<float>(static_cast<double>(code) * down); }
+};
+
 }  // namespace mase::eval

@@ -1,0 +1,291 @@
+#pragma once
+// The bit-exact evaluator's linear, conv1d, conv2d, matmul and bmm on integer codes: operands of
+// at most 16 bits whose exact dot products fit int32 run the exact integer products of
+// eval/kernels/integer_gemm.hpp (vpdpbusd / vpdpwssd / vpmaddwd, chosen at run time), then add
+// the aligned bias and apply the one cast in integers. Their results are those of the general
+// path in eval/bit_exact.hpp, which runs everything else: both compute the exact dot product.
+//
+// Layouts. A layer's weight is the packed right operand, arranged once when the kernel is made;
+// the left operand's rows are the activations' codes, written per run. A convolution's rows are
+// its output pixels, each holding its patch in (kernel row, kernel column, channel) order, copied
+// from the image converted to codes in HWC order with its zero border; the weight is packed in the
+// same order, and the int32 results [pixel][channel] are written out as NCHW by the cast.
+
+#include <mase/core/tensor.hpp>
+#include <mase/eval/fixed_rules.hpp>
+#include <mase/eval/kernel.hpp>
+#include <mase/eval/kernels/integer_gemm.hpp>
+#include <mase/eval/kernels/linear_algebra.hpp>
+#include <mase/eval/lowering.hpp>
+#include <mase/format/fixed.hpp>
+#include <mase/ir/graph.hpp>
+#include <mase/ir/op/shape_rules.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include <fmt/core.h>
+
+namespace mase::eval {
+
+// The signed bits a format's codes need (an unsigned format's codes need one more).
+constexpr int signed_code_bits(const fixed_fmt& f) noexcept { return f.is_signed ? f.width : f.width + 1; }
+
+// Whether a dot product of k terms of codes of formats a and b runs on the exact int32 products:
+// both fit 16 signed bits and k · max|a| · max|b| < 2^31 bounds every sum (integer_gemm.hpp).
+constexpr bool integer_product_applies(const fixed_fmt& a, const fixed_fmt& b, std::int64_t k) noexcept {
+  if (k < 1 || signed_code_bits(a) > 16 || signed_code_bits(b) > 16) return false;
+  const auto magnitude = [](const fixed_fmt& f) {
+    const integer_range r = f.code_range();
+    return std::max(-r.lo, r.hi);
+  };
+  return k <= std::numeric_limits<std::int32_t>::max() / (magnitude(a) * magnitude(b));
+}
+
+// Whether a product that integer_product_applies to should run on the integer products. They are
+// exact where float accumulation is not (more than 24 bits), and faster wherever the results fill
+// whole panels of 16 columns; a narrower product whose float accumulation is exact (LeNet's first
+// convolution: 6 channels of 25 taps) runs faster on the float kernels.
+constexpr bool prefer_integer_product(int accumulator_width, std::int64_t columns) noexcept {
+  return accumulator_for(accumulator_width) != accumulator_type::float32 || columns >= integer_gemm::panel_width;
+}
+
+namespace detail {
+
+using integer_gemm::Index;
+
+// hardware_cast_raw of sums at `from_frac` fraction bits into `to`, and each code's value as a
+// float: the epilogue of every integer product. Sum is int32 when every sum fits it (the loops
+// then vectorise), int64 otherwise.
+struct integer_cast {
+  int shift = 0;  // from_frac - to.frac
+  std::int64_t lo = 0, hi = 0;
+  float down = 1;  // 2^-to.frac
+  fixed_fmt to{};
+  int from_frac = 0;
+  bool simple = true;  // shift >= 0 and 2^-to.frac a normal float: a shift, a clamp, a multiply
+
+  integer_cast(int from, const fixed_fmt& out) : shift(from - out.frac), to(out), from_frac(from) {
+    const integer_range r = out.saturation_range();
+    lo = r.lo;
+    hi = r.hi;
+    simple = shift >= 0 && out.frac >= -120 && out.frac <= 120;
+    down = simple ? std::ldexp(1.0f, -out.frac) : 1.0f;
+  }
+
+  template <class Sum>
+  float operator()(Sum sum) const noexcept {
+    if constexpr (std::is_same_v<Sum, std::int32_t>) {
+      // Every code in [lo, hi] that an int32 sum can reach: clamping the bounds keeps the result.
+      const std::int32_t l = static_cast<std::int32_t>(std::max<std::int64_t>(lo, std::numeric_limits<std::int32_t>::min()));
+      const std::int32_t h = static_cast<std::int32_t>(std::min<std::int64_t>(hi, std::numeric_limits<std::int32_t>::max()));
+      std::int32_t v = sum >> std::min(shift, 31);  // an arithmetic shift: floor
+      v = v < l ? l : v;
+      v = h < v ? h : v;
+      return static_cast<float>(v) * down;
+    } else {
+      return static_cast<float>(value_of(hardware_cast_raw(sum, from_frac, to), to.frac));
+    }
+  }
+};
+
+// out[j] = cast(acc[j · stride] + bias[j · bias_step]) for j < count: int32 sums where `narrow`.
+inline void cast_run(const integer_cast& cast, bool narrow, const std::int32_t* acc, Index stride,
+                     const std::int64_t* bias, Index bias_step, Index count, float* out) {
+  if (narrow && cast.simple) {
+    if (bias == nullptr)
+      for (Index j = 0; j < count; ++j) out[j] = cast(acc[j * stride]);
+    else if (bias_step == 0)
+      for (Index j = 0; j < count; ++j) out[j] = cast(acc[j * stride] + static_cast<std::int32_t>(*bias));
+    else
+      for (Index j = 0; j < count; ++j) out[j] = cast(acc[j * stride] + static_cast<std::int32_t>(bias[j * bias_step]));
+  } else {
+    for (Index j = 0; j < count; ++j)
+      out[j] = cast(std::int64_t{acc[j * stride]} + (bias == nullptr ? 0 : bias[j * bias_step]));
+  }
+}
+
+// Everything a node's integer product keeps between runs.
+struct integer_product_state {
+  integer_gemm::isa target = integer_gemm::best_isa();
+  std::vector<integer_gemm::packed_rhs> weights;  // one per group (linear: one)
+  integer_gemm::packed_rhs other;                 // matmul: the right operand of this run
+  integer_gemm::lhs_rows rows;
+  std::vector<std::int32_t> acc;
+  std::vector<std::int16_t> image_pairs;  // conv: one image's codes, HWC with the zero border
+  std::vector<std::uint8_t> image_quads;
+};
+
+// The element a product of these formats stores, and how its codes are written into it.
+template <class E>
+constexpr std::int32_t stored_offset() noexcept {
+  return std::is_same_v<E, std::uint8_t> ? integer_gemm::uint8_offset : 0;
+}
+
+// Rows of one conv group for image n: the image's codes to HWC with the border, then each output
+// pixel's patch. Rows of image n start at row n · out_pixels.
+template <class E>
+void conv_group_rows(const linear_algebra_detail::conv_geometry& g, Index group, Index n, const float* x, int frac,
+                     std::vector<E>& image, E* rows, Index k_padded) {
+  const Index cg = g.group_in();
+  const Index hp = g.padded_h(), wp = g.padded_w();
+  const auto zero = static_cast<E>(stored_offset<E>());
+  image.assign(static_cast<std::size_t>(hp * wp * cg) + 32, zero);  // 32: copy_in_blocks reads past the end
+  const float scale = std::ldexp(1.0f, frac);
+  for (Index c = 0; c < cg; ++c) {
+    const float* plane = x + (n * g.in_channels + group * cg + c) * g.in_pixels();
+    for (Index h = 0; h < g.in_h; ++h) {
+      E* to = image.data() + ((h + g.pad_h) * wp + g.pad_w) * cg + c;
+      for (Index w = 0; w < g.in_w; ++w)
+        to[w * cg] = static_cast<E>(static_cast<std::int32_t>(plane[h * g.in_w + w] * scale) + stored_offset<E>());
+    }
+  }
+  const Index run = g.dilation_w == 1 ? g.kernel_w * cg : cg;  // contiguous codes per copy
+  for (Index oh = 0; oh < g.out_h; ++oh)
+    for (Index ow = 0; ow < g.out_w; ++ow) {
+      E* row = rows + (n * g.out_pixels() + oh * g.out_w + ow) * k_padded;
+      for (Index ki = 0; ki < g.kernel_h; ++ki) {
+        const E* source = image.data() + ((oh * g.stride_h + ki * g.dilation_h) * wp + ow * g.stride_w) * cg;
+        if (g.dilation_w == 1) {
+          integer_gemm::copy_in_blocks(row, source, static_cast<std::size_t>(run) * sizeof(E));
+          row += run;
+        } else {
+          for (Index kj = 0; kj < g.kernel_w; ++kj, row += run)
+            integer_gemm::copy_in_blocks(row, source + kj * g.dilation_w * cg, static_cast<std::size_t>(run) * sizeof(E));
+        }
+      }
+      // The copies ran past the patch into the padding (the next row's copies overwrite the rest).
+      std::fill(row, rows + (n * g.out_pixels() + oh * g.out_w + ow + 1) * k_padded, zero);
+    }
+}
+
+template <class Op>
+bit_exact_kernel make_integer_dot_product_kernel(const Op& op, const node& n, const fixed_lowering& l) {
+  auto state = std::make_shared<integer_product_state>();
+  const shape& ws = l.weight_shape;
+  const Index out_channels = ws[0];
+  const Index k = ws.numel() / out_channels;  // in/groups · kernel
+  Index groups = 1, kernel = 1;
+  if constexpr (!std::is_same_v<Op, op::linear>) {
+    groups = op.groups;
+    kernel = k / ws[1];
+  }
+  const Index group_out = out_channels / groups, group_in = ws[1];
+  const int a_bits = signed_code_bits(l.input), b_bits = signed_code_bits(*l.weight);
+  state->weights.resize(static_cast<std::size_t>(groups));
+  for (Index group = 0; group < groups; ++group) {
+    // Weight [O][C/groups][kernel] as B[o][k], k in (kernel position, channel) order for a conv.
+    const std::int64_t* w = l.weight_codes.data() + group * group_out * k;
+    integer_gemm::pack_rhs(state->target, a_bits, b_bits, group_out, k,
+                           [&](Index o, Index i) { return w[o * k + (i % group_in) * kernel + i / group_in]; },
+                           state->weights[static_cast<std::size_t>(group)]);
+  }
+  const integer_gemm::element kind = state->weights[0].kind;
+  const std::string description = fmt::format(
+      "{}: {}-bit x {}-bit, exact int32 products ({}, {}), accumulator {} bits", n.op_name(), l.input.width,
+      l.weight->width, to_string(state->target),
+      kind == integer_gemm::element::uint8_quads ? "8-bit quads" : "16-bit pairs", l.accumulator_width);
+  const bool narrow = l.accumulator_width <= 31;
+  return {description, [op, state, x_fmt = l.input, cast = integer_cast(l.accumulator_frac(), l.output), narrow,
+                        bias = l.aligned_bias, k, kind, out_channels](const kernel_args& args) {
+            (void)op;  // read by the convolutions only
+            const tensor& x = args.input(0);
+            tensor& y = args.output(0);
+            integer_product_state& s = *state;
+            const std::int64_t* bias_data = bias.empty() ? nullptr : bias.data();
+            if constexpr (std::is_same_v<Op, op::linear>) {
+              const Index rows = static_cast<Index>(x.size()) / k;
+              s.rows.reshape(kind, rows, k);
+              for (Index r = 0; r < rows; ++r) integer_gemm::set_row_from_values(s.rows, r, x.data() + r * k, k, x_fmt.frac);
+              s.acc.resize(static_cast<std::size_t>(rows * out_channels));
+              integer_gemm::multiply(s.rows, s.weights[0], s.acc.data(), out_channels);
+              for (Index r = 0; r < rows; ++r)
+                cast_run(cast, narrow, s.acc.data() + r * out_channels, 1, bias_data, 1, out_channels,
+                         y.data() + r * out_channels);
+            } else {
+              const linear_algebra_detail::conv_geometry g = linear_algebra_detail::geometry(op, x.shape(), y.shape());
+              const Index pixels = g.out_pixels(), group_out = g.group_out();
+              s.acc.resize(static_cast<std::size_t>(g.batch * pixels * group_out));
+              for (Index group = 0; group < g.groups; ++group) {
+                s.rows.reshape(kind, g.batch * pixels, k);
+                for (Index image = 0; image < g.batch; ++image) {
+                  if (kind == integer_gemm::element::uint8_quads)
+                    conv_group_rows(g, group, image, x.data(), x_fmt.frac, s.image_quads, s.rows.quads.data(),
+                                    s.rows.k_padded);
+                  else
+                    conv_group_rows(g, group, image, x.data(), x_fmt.frac, s.image_pairs, s.rows.pairs.data(),
+                                    s.rows.k_padded);
+                }
+                integer_gemm::multiply(s.rows, s.weights[static_cast<std::size_t>(group)], s.acc.data(), group_out);
+                for (Index image = 0; image < g.batch; ++image)
+                  for (Index o = 0; o < group_out; ++o) {
+                    const Index channel = group * group_out + o;
+                    cast_run(cast, narrow, s.acc.data() + image * pixels * group_out + o, group_out,
+                             bias_data == nullptr ? nullptr : bias_data + channel, 0, pixels,
+                             y.data() + (image * g.out_channels + channel) * pixels);
+                  }
+              }
+            }
+          }};
+}
+
+inline bit_exact_kernel make_integer_matmul_kernel(const node& n, const fixed_lowering& l) {
+  auto state = std::make_shared<integer_product_state>();
+  const int a_bits = signed_code_bits(l.input), b_bits = signed_code_bits(*l.other_input);
+  const integer_gemm::element kind = integer_gemm::element_for(state->target, a_bits, b_bits);
+  const std::string description =
+      fmt::format("{}: {}-bit x {}-bit, exact int32 products ({}, {}), accumulator {} bits", n.op_name(),
+                  l.input.width, l.other_input->width, to_string(state->target),
+                  kind == integer_gemm::element::uint8_quads ? "8-bit quads" : "16-bit pairs", l.accumulator_width);
+  const bool narrow = l.accumulator_width <= 31;
+  return {description, [state, a_fmt = l.input, b_fmt = *l.other_input, a_bits, b_bits, kind, narrow,
+                        cast = integer_cast(l.accumulator_frac(), l.output)](const kernel_args& args) {
+            const tensor& a = args.input(0);
+            const tensor& b = args.input(1);
+            tensor& y = args.output(0);
+            integer_product_state& s = *state;
+            const shape& as = a.shape();
+            const shape& bs = b.shape();
+            const bool a_is_matrix = as.size() >= 2, b_is_matrix = bs.size() >= 2;
+            const Index rows = a_is_matrix ? as.at(-2) : 1, inner = as.back(), cols = b_is_matrix ? bs.back() : 1;
+            if (!integer_product_applies(a_fmt, b_fmt, inner))
+              throw error(fmt::format("node {}: an inner dimension of {} can overflow the int32 products chosen for "
+                                      "the shapes in the metadata; rerun add_common_metadata with these shapes",
+                                      args.node_name, inner));
+            const shape a_batch = shape_rules::leading_dims(as, 2), b_batch = shape_rules::leading_dims(bs, 2);
+            const float b_scale = std::ldexp(1.0f, b_fmt.frac);
+            // One product: left rows [count][inner] from a_first, right matrix b_matrix [inner][cols].
+            const auto product = [&](const float* a_first, Index count, const float* b_matrix, float* out) {
+              integer_gemm::pack_rhs(s.target, a_bits, b_bits, cols, inner,
+                                     [&](Index c, Index i) {
+                                       return static_cast<std::int32_t>(b_matrix[i * cols + c] * b_scale);
+                                     },
+                                     s.other);
+              s.rows.reshape(kind, count, inner);
+              for (Index r = 0; r < count; ++r)
+                integer_gemm::set_row_from_values(s.rows, r, a_first + r * inner, inner, a_fmt.frac);
+              s.acc.resize(static_cast<std::size_t>(count * cols));
+              integer_gemm::multiply(s.rows, s.other, s.acc.data(), cols);
+              cast_run(cast, narrow, s.acc.data(), 1, nullptr, 0, count * cols, out);
+            };
+            if (b_batch.numel() == 1) {
+              product(a.data(), a_batch.numel() * rows, b.data(), y.data());
+              return;
+            }
+            const shape y_batch = linear_algebra_detail::first_dims(
+                y.shape(), y.shape().size() - (a_is_matrix ? 1 : 0) - (b_is_matrix ? 1 : 0));
+            for (Index i = 0; i < y_batch.numel(); ++i)
+              product(a.data() + linear_algebra_detail::broadcast_source(i, y_batch, a_batch) * rows * inner, rows,
+                      b.data() + linear_algebra_detail::broadcast_source(i, y_batch, b_batch) * inner * cols,
+                      y.data() + i * rows * cols);
+          }};
+}
+
+}  // namespace detail
+}  // namespace mase::eval

@@ -1,0 +1,461 @@
+#pragma once
+// Exact integer matrix products for the bit-exact evaluator: C[m][n] = Σ_k A[m][k] · B[n][k] on
+// signed codes of at most 16 bits, accumulated in int32, with the instructions chosen at run time
+// from what the processor supports, whatever flags the including program was compiled with.
+//
+// Why the results are exact. Every instruction used is exact modulo 2^32:
+// - vpmaddwd (AVX2) forms exact 32-bit products of 16-bit pairs and adds each pair modulo 2^32
+//   (the one pair sum outside int32, (-32768)·(-32768)·2, wraps; it does not saturate);
+// - vpdpwssd and vpdpbusd (AVX-VNNI) add exact products of signed 16-bit pairs, or of unsigned ×
+//   signed 8-bit quads, to the 32-bit accumulator modulo 2^32 (these are the non-saturating forms;
+//   vpmaddubsw and the "s" forms, which saturate 16- or 32-bit sums, are never used);
+// - vpaddd and the portable loop (in uint32_t) add modulo 2^32.
+// So each result is the exact dot product modulo 2^32, which is the exact dot product whenever it
+// lies in [-2^31, 2^31). Callers use these products only where the accumulator the dot product
+// needs (dot_product_accumulator_width) is at most 32 bits, which bounds |Σ_k A·B| below 2^31.
+// The 8-bit path makes A unsigned by adding 128 to each code, and subtracts 128·Σ_k B[n][k]
+// from each result (modulo 2^32 again, so the same argument holds).
+
+#include <mase/core/error.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define MASE_INTEGER_GEMM_X86 1
+#include <cpuid.h>
+#include <immintrin.h>
+#else
+#define MASE_INTEGER_GEMM_X86 0
+#endif
+
+namespace mase::eval::integer_gemm {
+
+using Index = std::ptrdiff_t;
+
+// The instruction sets a product can run on, from the slowest.
+enum class isa : std::uint8_t {
+  portable,  // C++ loops, compiled for the including program's target
+  avx2,      // vpmaddwd on 16-bit pairs
+  avx_vnni,  // vpdpbusd on 8-bit quads, vpdpwssd on 16-bit pairs
+};
+
+constexpr std::string_view to_string(isa target) noexcept {
+  switch (target) {
+    case isa::avx2: return "avx2";
+    case isa::avx_vnni: return "avx_vnni";
+    default: return "portable";
+  }
+}
+
+namespace detail {
+
+inline bool query_support(isa target) noexcept {
+  if (target == isa::portable) return true;
+#if MASE_INTEGER_GEMM_X86
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
+  const bool osxsave = (ecx & (1u << 27)) != 0, avx = (ecx & (1u << 28)) != 0;
+  if (!osxsave || !avx) return false;
+  unsigned xcr0_low = 0, xcr0_high = 0;
+  __asm__("xgetbv" : "=a"(xcr0_low), "=d"(xcr0_high) : "c"(0));
+  if ((xcr0_low & 0x6u) != 0x6u) return false;  // XMM and YMM state enabled
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
+  const bool avx2 = (ebx & (1u << 5)) != 0;
+  if (target == isa::avx2) return avx2;
+  if (!__get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx)) return false;
+  return avx2 && (eax & (1u << 4)) != 0;  // CPUID.(7,1):EAX[4] is AVX-VNNI
+#else
+  return false;
+#endif
+}
+
+}  // namespace detail
+
+// Whether this processor (and its operating system, which must save the AVX registers) runs
+// `target`. Asked of the processor once: cpuid traps to the hypervisor in a virtual machine.
+inline bool supports(isa target) noexcept {
+  static const bool answers[3] = {true, detail::query_support(isa::avx2), detail::query_support(isa::avx_vnni)};
+  return answers[static_cast<int>(target)];
+}
+
+// Every target this processor runs, from the slowest.
+inline std::vector<isa> supported_isas() {
+  std::vector<isa> all;
+  for (isa target : {isa::portable, isa::avx2, isa::avx_vnni})
+    if (supports(target)) all.push_back(target);
+  return all;
+}
+
+namespace detail {
+inline std::atomic<isa>& isa_cap() noexcept {
+  static std::atomic<isa> cap{isa::avx_vnni};
+  return cap;
+}
+}  // namespace detail
+
+// Caps the target that products laid out from now on choose (to test or measure each target on
+// one machine); returns the previous cap. Products already laid out keep theirs.
+inline isa limit_isa(isa most) noexcept { return detail::isa_cap().exchange(most); }
+
+// The fastest target this processor runs, within the cap.
+inline isa best_isa() noexcept {
+  static const isa detected =
+      supports(isa::avx_vnni) ? isa::avx_vnni : supports(isa::avx2) ? isa::avx2 : isa::portable;
+  return std::min(detected, detail::isa_cap().load());
+}
+
+// How the codes are stored: 16-bit, in pairs along k; or, for 8-bit codes on avx_vnni, bytes in
+// quads along k (A as code + 128, B as the code).
+enum class element : std::uint8_t { int16_pairs, uint8_quads };
+
+constexpr element element_for(isa target, int a_bits, int b_bits) noexcept {
+  return target == isa::avx_vnni && a_bits <= 8 && b_bits <= 8 ? element::uint8_quads : element::int16_pairs;
+}
+constexpr Index k_group(element kind) noexcept { return kind == element::uint8_quads ? 4 : 2; }
+constexpr Index round_up(Index v, Index to) noexcept { return (v + to - 1) / to * to; }
+
+// Columns of B per panel: two vectors of eight int32 results.
+inline constexpr Index panel_width = 16;
+// Rows of A per register block: 6 × 2 accumulators, two B vectors and one broadcast fit the 16
+// vector registers of AVX2.
+inline constexpr Index block_rows = 6;
+inline constexpr std::uint8_t uint8_offset = 128;
+
+// B[n][k] (n < N, k < K) arranged for one target: panels of 16 columns, in each panel the k
+// groups one after another, each group holding its codes for the 16 columns ([group][column][i]).
+// Columns past N are zero.
+struct packed_rhs {
+  isa target = isa::portable;
+  element kind = element::int16_pairs;
+  Index n = 0, k = 0, k_padded = 0;
+  std::vector<std::int16_t> pairs;       // int16_pairs
+  std::vector<std::int8_t> quads;        // uint8_quads
+  std::vector<std::int32_t> correction;  // uint8_quads: 128 · Σ_k B[n][k], one per padded column
+
+  Index panels() const noexcept { return (n + panel_width - 1) / panel_width; }
+};
+
+// Packs B for `target`; code(n, k) returns the code (it must fit `b_bits` signed bits, and 8 for
+// the uint8 path: element_for decides from a_bits and b_bits). Reuses `out`'s storage.
+template <class Code>
+void pack_rhs(isa target, int a_bits, int b_bits, Index n, Index k, Code&& code, packed_rhs& out) {
+  out.target = target;
+  out.kind = element_for(target, a_bits, b_bits);
+  out.n = n;
+  out.k = k;
+  const Index group = k_group(out.kind);
+  out.k_padded = round_up(k, group);
+  const Index panels = out.panels();
+  const std::size_t size = static_cast<std::size_t>(panels * panel_width * out.k_padded);
+  const auto fill = [&](auto& storage) {
+    storage.assign(size, 0);
+    for (Index p = 0; p < panels; ++p) {
+      auto* panel = storage.data() + p * panel_width * out.k_padded;
+      const Index columns = std::min(panel_width, n - p * panel_width);
+      for (Index c = 0; c < columns; ++c)
+        for (Index i = 0; i < k; ++i)
+          panel[(i / group) * panel_width * group + c * group + i % group] =
+              static_cast<std::decay_t<decltype(storage[0])>>(code(p * panel_width + c, i));
+    }
+  };
+  if (out.kind == element::uint8_quads) {
+    out.pairs.clear();
+    fill(out.quads);
+    out.correction.assign(static_cast<std::size_t>(panels * panel_width), 0);
+    for (Index c = 0; c < n; ++c) {
+      std::int64_t sum = 0;
+      for (Index i = 0; i < k; ++i) sum += code(c, i);
+      // Used modulo 2^32, like the accumulators it is subtracted from.
+      out.correction[static_cast<std::size_t>(c)] =
+          static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(sum * uint8_offset)));
+    }
+  } else {
+    out.quads.clear();
+    out.correction.clear();
+    fill(out.pairs);
+  }
+}
+
+// Rows of A for a product with a packed_rhs of kind `kind`: [m][k_padded] codes, the padding zero
+// (code 0, stored as 128 in the uint8 form). Written through set() or row pointers.
+struct lhs_rows {
+  element kind = element::int16_pairs;
+  Index m = 0, k = 0, k_padded = 0;
+  std::vector<std::int16_t> pairs;
+  std::vector<std::uint8_t> quads;
+
+  // Bytes past the last row that writers may overwrite (copy_in_blocks).
+  static constexpr std::size_t slack_bytes = 64;
+
+  // Sizes the rows (keeping the storage) and fills the padding columns.
+  void reshape(element new_kind, Index rows, Index columns) {
+    kind = new_kind;
+    m = rows;
+    k = columns;
+    k_padded = round_up(columns, k_group(kind));
+    const std::size_t size = static_cast<std::size_t>(m * k_padded) + slack_bytes;
+    if (kind == element::uint8_quads) {
+      if (quads.size() < size) quads.resize(size);
+      for (Index r = 0; r < m; ++r)
+        std::fill(quads.data() + r * k_padded + k, quads.data() + (r + 1) * k_padded, uint8_offset);
+    } else {
+      if (pairs.size() < size) pairs.resize(size);
+      for (Index r = 0; r < m; ++r) std::fill(pairs.data() + r * k_padded + k, pairs.data() + (r + 1) * k_padded, 0);
+    }
+  }
+  // Writes the padding columns of one row again (after a copy_in_blocks ran over them).
+  void clear_padding(Index row) noexcept {
+    if (kind == element::uint8_quads)
+      std::fill(quads.data() + row * k_padded + k, quads.data() + (row + 1) * k_padded, uint8_offset);
+    else
+      std::fill(pairs.data() + row * k_padded + k, pairs.data() + (row + 1) * k_padded, 0);
+  }
+  void set(Index row, Index column, std::int32_t code) noexcept {
+    if (kind == element::uint8_quads)
+      quads[static_cast<std::size_t>(row * k_padded + column)] = static_cast<std::uint8_t>(code + uint8_offset);
+    else
+      pairs[static_cast<std::size_t>(row * k_padded + column)] = static_cast<std::int16_t>(code);
+  }
+};
+
+// Copies `bytes` bytes as whole 32-byte blocks, so that a short copy is two vector moves rather
+// than a call: it may read and write up to 31 bytes past the end, which the caller's buffers
+// allow (and whatever it overwrites is written again afterwards).
+inline void copy_in_blocks(void* to, const void* from, std::size_t bytes) noexcept {
+  auto* t = static_cast<unsigned char*>(to);
+  const auto* f = static_cast<const unsigned char*>(from);
+  for (std::size_t i = 0; i < bytes; i += 32) std::memcpy(t + i, f + i, 32);
+}
+
+// Row r of A from `count` exact values with `frac` fraction bits (code = value · 2^frac, an
+// integer): what a layer's float input holds.
+inline void set_row_from_values(lhs_rows& a, Index row, const float* values, Index count, int frac) noexcept {
+  const float scale = static_cast<float>(std::int64_t{1} << frac);  // frac < 24 for codes of ≤ 16 bits
+  if (a.kind == element::uint8_quads) {
+    std::uint8_t* to = a.quads.data() + row * a.k_padded;
+    for (Index i = 0; i < count; ++i) to[i] = static_cast<std::uint8_t>(static_cast<std::int32_t>(values[i] * scale) + 128);
+  } else {
+    std::int16_t* to = a.pairs.data() + row * a.k_padded;
+    for (Index i = 0; i < count; ++i) to[i] = static_cast<std::int16_t>(static_cast<std::int32_t>(values[i] * scale));
+  }
+}
+
+namespace detail {
+
+// One register block: rows × 16 results, C[r][j] for j < columns (fewer in the last panel).
+// The portable form, in uint32 so that the wrap-around is defined.
+template <int rows>
+inline void block_portable(const std::int16_t* a, Index lda, const std::int16_t* panel, Index groups, std::int32_t* c,
+                           Index ldc, Index columns) {
+  std::uint32_t acc[rows][panel_width] = {};
+  for (Index g = 0; g < groups; ++g) {
+    const std::int16_t* b = panel + g * panel_width * 2;
+    for (int r = 0; r < rows; ++r) {
+      const std::int32_t a0 = a[r * lda + 2 * g], a1 = a[r * lda + 2 * g + 1];
+      for (Index j = 0; j < panel_width; ++j)
+        acc[r][j] += static_cast<std::uint32_t>(a0 * b[2 * j]) + static_cast<std::uint32_t>(a1 * b[2 * j + 1]);
+    }
+  }
+  for (int r = 0; r < rows; ++r)
+    for (Index j = 0; j < columns; ++j) c[r * ldc + j] = static_cast<std::int32_t>(acc[r][j]);
+}
+
+#if MASE_INTEGER_GEMM_X86
+
+inline std::int32_t load_group(const void* from) noexcept {
+  std::int32_t v;
+  std::memcpy(&v, from, sizeof v);
+  return v;
+}
+
+// Stores a rows × 16 block of accumulators, less `correction` per column (uint8 path), keeping
+// `columns` of them.
+#define MASE_STORE_BLOCK(acc, rows, c, ldc, columns, correction)                                         \
+  do {                                                                                                    \
+    alignas(32) std::int32_t tile[rows][panel_width];                                                     \
+    for (int r = 0; r < (rows); ++r) {                                                                    \
+      __m256i lo = acc[r][0], hi = acc[r][1];                                                             \
+      if ((correction) != nullptr) {                                                                      \
+        lo = _mm256_sub_epi32(lo, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(correction)));     \
+        hi = _mm256_sub_epi32(hi, _mm256_loadu_si256(reinterpret_cast<const __m256i*>((correction) + 8))); \
+      }                                                                                                   \
+      if ((columns) == panel_width) {                                                                     \
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>((c) + r * (ldc)), lo);                             \
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>((c) + r * (ldc) + 8), hi);                         \
+      } else {                                                                                            \
+        _mm256_store_si256(reinterpret_cast<__m256i*>(tile[r]), lo);                                      \
+        _mm256_store_si256(reinterpret_cast<__m256i*>(tile[r] + 8), hi);                                  \
+        std::memcpy((c) + r * (ldc), tile[r], static_cast<std::size_t>(columns) * sizeof(std::int32_t));  \
+      }                                                                                                   \
+    }                                                                                                     \
+  } while (false)
+
+// AVX2: vpmaddwd multiplies a broadcast pair of A by 16 pairs of B; vpaddd accumulates.
+template <int rows>
+__attribute__((target("avx2"))) inline void block_avx2(const std::int16_t* a, Index lda, const std::int16_t* panel,
+                                                       Index groups, std::int32_t* c, Index ldc, Index columns) {
+  __m256i acc[rows][2];
+#pragma GCC unroll 6
+  for (int r = 0; r < rows; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+  for (Index g = 0; g < groups; ++g) {
+    const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + g * 32));
+    const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + g * 32 + 16));
+#pragma GCC unroll 6
+    for (int r = 0; r < rows; ++r) {
+      const __m256i pair = _mm256_set1_epi32(load_group(a + r * lda + 2 * g));
+      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(pair, b0));
+      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(pair, b1));
+    }
+  }
+  const std::int32_t* no_correction = nullptr;
+  MASE_STORE_BLOCK(acc, rows, c, ldc, columns, no_correction);
+}
+
+// AVX-VNNI on 16-bit pairs: vpdpwssd fuses the multiply and the accumulation.
+template <int rows>
+__attribute__((target("avx2,avxvnni"))) inline void block_vnni_pairs(const std::int16_t* a, Index lda,
+                                                                     const std::int16_t* panel, Index groups,
+                                                                     std::int32_t* c, Index ldc, Index columns) {
+  __m256i acc[rows][2];
+#pragma GCC unroll 6
+  for (int r = 0; r < rows; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+  for (Index g = 0; g < groups; ++g) {
+    const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + g * 32));
+    const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + g * 32 + 16));
+#pragma GCC unroll 6
+    for (int r = 0; r < rows; ++r) {
+      const __m256i pair = _mm256_set1_epi32(load_group(a + r * lda + 2 * g));
+      acc[r][0] = _mm256_dpwssd_avx_epi32(acc[r][0], pair, b0);
+      acc[r][1] = _mm256_dpwssd_avx_epi32(acc[r][1], pair, b1);
+    }
+  }
+  const std::int32_t* no_correction = nullptr;
+  MASE_STORE_BLOCK(acc, rows, c, ldc, columns, no_correction);
+}
+
+// AVX-VNNI on 8-bit quads: vpdpbusd multiplies a broadcast quad of A (unsigned, code + 128) by 16
+// quads of B (signed) and accumulates; the offset's contribution is subtracted at the end.
+template <int rows>
+__attribute__((target("avx2,avxvnni"))) inline void block_vnni_quads(const std::uint8_t* a, Index lda,
+                                                                     const std::int8_t* panel, Index groups,
+                                                                     std::int32_t* c, Index ldc, Index columns,
+                                                                     const std::int32_t* correction) {
+  __m256i acc[rows][2];
+#pragma GCC unroll 6
+  for (int r = 0; r < rows; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+  for (Index g = 0; g < groups; ++g) {
+    const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + g * 64));
+    const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + g * 64 + 32));
+#pragma GCC unroll 6
+    for (int r = 0; r < rows; ++r) {
+      const __m256i quad = _mm256_set1_epi32(load_group(a + r * lda + 4 * g));
+      acc[r][0] = _mm256_dpbusd_avx_epi32(acc[r][0], quad, b0);
+      acc[r][1] = _mm256_dpbusd_avx_epi32(acc[r][1], quad, b1);
+    }
+  }
+  MASE_STORE_BLOCK(acc, rows, c, ldc, columns, correction);
+}
+
+#undef MASE_STORE_BLOCK
+
+#endif  // MASE_INTEGER_GEMM_X86
+
+// Calls block<rows>(first_row, rows) over the row blocks of a panel: whole blocks, then the rest.
+#define MASE_FOR_ROW_BLOCKS(m, BLOCK)                      \
+  do {                                                     \
+    Index row = 0;                                         \
+    for (; row + block_rows <= (m); row += block_rows)     \
+      BLOCK(6);                                            \
+    switch ((m) - row) {                                   \
+      case 5: BLOCK(5); break;                             \
+      case 4: BLOCK(4); break;                             \
+      case 3: BLOCK(3); break;                             \
+      case 2: BLOCK(2); break;                             \
+      case 1: BLOCK(1); break;                             \
+      default: break;                                      \
+    }                                                      \
+  } while (false)
+
+// Panels outermost, so a panel of B stays in L1 while the rows of A stream past it.
+inline void multiply_portable(const lhs_rows& a, const packed_rhs& b, std::int32_t* c, Index ldc) {
+  const Index groups = b.k_padded / 2;
+  for (Index p = 0; p < b.panels(); ++p) {
+    const std::int16_t* panel = b.pairs.data() + p * panel_width * b.k_padded;
+    const Index columns = std::min(panel_width, b.n - p * panel_width);
+    std::int32_t* c_panel = c + p * panel_width;
+#define MASE_BLOCK(R) \
+  block_portable<R>(a.pairs.data() + row * a.k_padded, a.k_padded, panel, groups, c_panel + row * ldc, ldc, columns)
+    MASE_FOR_ROW_BLOCKS(a.m, MASE_BLOCK);
+#undef MASE_BLOCK
+  }
+}
+
+#if MASE_INTEGER_GEMM_X86
+
+__attribute__((target("avx2"))) inline void multiply_avx2(const lhs_rows& a, const packed_rhs& b, std::int32_t* c,
+                                                          Index ldc) {
+  const Index groups = b.k_padded / 2;
+  for (Index p = 0; p < b.panels(); ++p) {
+    const std::int16_t* panel = b.pairs.data() + p * panel_width * b.k_padded;
+    const Index columns = std::min(panel_width, b.n - p * panel_width);
+    std::int32_t* c_panel = c + p * panel_width;
+#define MASE_BLOCK(R) \
+  block_avx2<R>(a.pairs.data() + row * a.k_padded, a.k_padded, panel, groups, c_panel + row * ldc, ldc, columns)
+    MASE_FOR_ROW_BLOCKS(a.m, MASE_BLOCK);
+#undef MASE_BLOCK
+  }
+}
+
+__attribute__((target("avx2,avxvnni"))) inline void multiply_avx_vnni(const lhs_rows& a, const packed_rhs& b,
+                                                                      std::int32_t* c, Index ldc) {
+  const Index groups = b.k_padded / k_group(b.kind);
+  for (Index p = 0; p < b.panels(); ++p) {
+    const Index columns = std::min(panel_width, b.n - p * panel_width);
+    std::int32_t* c_panel = c + p * panel_width;
+    if (b.kind == element::uint8_quads) {
+      const std::int8_t* panel = b.quads.data() + p * panel_width * b.k_padded;
+      const std::int32_t* correction = b.correction.data() + p * panel_width;
+#define MASE_BLOCK(R)                                                                                         \
+  block_vnni_quads<R>(a.quads.data() + row * a.k_padded, a.k_padded, panel, groups, c_panel + row * ldc, ldc, \
+                      columns, correction)
+      MASE_FOR_ROW_BLOCKS(a.m, MASE_BLOCK);
+#undef MASE_BLOCK
+    } else {
+      const std::int16_t* panel = b.pairs.data() + p * panel_width * b.k_padded;
+#define MASE_BLOCK(R)                                                                                         \
+  block_vnni_pairs<R>(a.pairs.data() + row * a.k_padded, a.k_padded, panel, groups, c_panel + row * ldc, ldc, \
+                      columns)
+      MASE_FOR_ROW_BLOCKS(a.m, MASE_BLOCK);
+#undef MASE_BLOCK
+    }
+  }
+}
+
+#endif  // MASE_INTEGER_GEMM_X86
+
+#undef MASE_FOR_ROW_BLOCKS
+
+}  // namespace detail
+
+// C[m][n] = Σ_k A[m][k] · B[n][k] for m < a.m, n < b.n, C's rows `ldc` apart; exact when every
+// result lies in int32 (see the top of this file). A and B must have been laid out for the same
+// target and element kind, and b.target must be supported here.
+inline void multiply(const lhs_rows& a, const packed_rhs& b, std::int32_t* c, Index ldc) {
+  if (a.kind != b.kind || a.k_padded != b.k_padded || !supports(b.target))
+    throw error("integer_gemm::multiply: the operands were laid out for different products or for a target this "
+                "processor lacks; lay both out with the same target and widths");
+#if MASE_INTEGER_GEMM_X86
+  if (b.target == isa::avx_vnni) return detail::multiply_avx_vnni(a, b, c, ldc);
+  if (b.target == isa::avx2) return detail::multiply_avx2(a, b, c, ldc);
+#endif
+  detail::multiply_portable(a, b, c, ldc);
+}
+
+}  // namespace mase::eval::integer_gemm
