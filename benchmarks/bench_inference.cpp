@@ -1,5 +1,5 @@
 // Inference through the evaluator on the three reference models (benchmarks/reference_models.hpp),
-// single thread, beside two baselines from the same run:
+// one thread (and the _threads2 entries on two), beside two baselines from the same run:
 // - direct: the same float kernels called by hand in a fixed sequence on preallocated tensors,
 //   so evaluator / direct is the interpreter's overhead;
 // - float: the evaluator's float mode, the baseline of the quantized modes.
@@ -194,9 +194,11 @@ void bm_encoder_direct(benchmark::State& state) {
 
 // --- the evaluator -----------------------------------------------------------------------------
 
-void run_evaluator(benchmark::State& state, const model_case& m, eval_mode mode) {
+// One thread unless `threads` says otherwise (the _threads2 entries: the same run on two).
+void run_evaluator(benchmark::State& state, const model_case& m, eval_mode mode, std::size_t threads = 1) {
   const graph& g = mode == eval_mode::float32 ? m.float_graph : m.quantized_graph;
   evaluator ev(g, mode);
+  ev.set_threads(threads);
   ev.run(m.input);  // plans the shapes
   for (auto _ : state) benchmark::DoNotOptimize(ev.run(m.input).data());
 }
@@ -210,6 +212,12 @@ void bm_lenet_bit_exact(benchmark::State& s) { run_evaluator(s, lenet(), eval_mo
 void bm_encoder_float(benchmark::State& s) { run_evaluator(s, encoder(), eval_mode::float32); }
 void bm_encoder_fake_quant(benchmark::State& s) { run_evaluator(s, encoder(), eval_mode::fake_quant); }
 void bm_encoder_bit_exact(benchmark::State& s) { run_evaluator(s, encoder(), eval_mode::bit_exact); }
+void bm_mlp_float_threads2(benchmark::State& s) { run_evaluator(s, mlp(), eval_mode::float32, 2); }
+void bm_mlp_bit_exact_threads2(benchmark::State& s) { run_evaluator(s, mlp(), eval_mode::bit_exact, 2); }
+void bm_lenet_float_threads2(benchmark::State& s) { run_evaluator(s, lenet(), eval_mode::float32, 2); }
+void bm_lenet_bit_exact_threads2(benchmark::State& s) { run_evaluator(s, lenet(), eval_mode::bit_exact, 2); }
+void bm_encoder_float_threads2(benchmark::State& s) { run_evaluator(s, encoder(), eval_mode::float32, 2); }
+void bm_encoder_bit_exact_threads2(benchmark::State& s) { run_evaluator(s, encoder(), eval_mode::bit_exact, 2); }
 
 }  // namespace
 
@@ -225,3 +233,10 @@ BENCHMARK(bm_encoder_direct)->Unit(benchmark::kMicrosecond);
 BENCHMARK(bm_encoder_float)->Unit(benchmark::kMicrosecond);
 BENCHMARK(bm_encoder_fake_quant)->Unit(benchmark::kMicrosecond);
 BENCHMARK(bm_encoder_bit_exact)->Unit(benchmark::kMicrosecond);
+// Wall time: the second thread's work is not the benchmark thread's CPU time.
+BENCHMARK(bm_mlp_float_threads2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(bm_mlp_bit_exact_threads2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(bm_lenet_float_threads2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(bm_lenet_bit_exact_threads2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(bm_encoder_float_threads2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(bm_encoder_bit_exact_threads2)->Unit(benchmark::kMicrosecond)->UseRealTime();

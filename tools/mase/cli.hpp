@@ -52,6 +52,7 @@ struct run_options {
   std::string mode = "float";  // float | fake-quant | bit-exact
   fs::path output_dir;
   std::string format = "pb";  // pb | npy
+  std::size_t jobs = 0;       // evaluator threads; 0: one per core
 };
 
 struct profile_options {
@@ -62,6 +63,7 @@ struct profile_options {
   std::optional<std::size_t> batches;
   std::string statistic = "range_min_max";  // range_min_max | range_quantile
   bool abs = false;
+  std::size_t jobs = 0;  // evaluator threads; 0: one per core
 };
 
 struct quantize_options {

@@ -74,7 +74,8 @@ int run_profile(const profile_options& o) {
                                   return next++ == 0 ? first : batches.load(next - 1);
                                 },
                                 .num_samples = runs * std::max<std::size_t>(rows, 1),
-                                .progress = [&](std::size_t done, std::size_t) { bar.update(done); }});
+                                .progress = [&](std::size_t done, std::size_t) { bar.update(done); },
+                                .threads = o.jobs});
   bar.clear();
 
   const std::string name(mase::stats::statistic_name(statistic));

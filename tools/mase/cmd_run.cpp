@@ -77,6 +77,7 @@ int run_run(const run_options& o) {
   if (ec) throw mase::error(fmt::format("cannot create the output folder {}: {}", o.output_dir.string(), ec.message()));
 
   mase::evaluator ev(g, mode);
+  ev.set_threads(o.jobs);
   progress_bar bar("running", batches.size() > 1 ? batches.size() : 0);
   for (std::size_t k = 0; k < batches.size(); ++k) {
     const mase::ordered_map<mase::tensor> inputs = batches.load(k);

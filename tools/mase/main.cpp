@@ -43,6 +43,12 @@ void add_raise_flag(CLI::App& sub, bool& into) {
                                 "layer_norm, attention, …) after import: raise_granularity");
 }
 
+void add_jobs_option(CLI::App& sub, std::size_t& into) {
+  sub.add_option("-j,--jobs", into, "Threads for the evaluator's products (default: one per core); the results are the "
+                                    "same, bit for bit, on any number")
+      ->type_name("N");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -90,6 +96,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("-f,--format", run.format, "Output files: pb (ONNX TensorProto) or npy")
       ->check(CLI::IsMember({"pb", "npy"}))
       ->capture_default_str();
+  add_jobs_option(*run_cmd, run.jobs);
 
   profile_options profile;
   CLI::App* profile_cmd = app.add_subcommand(
@@ -110,6 +117,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"range_min_max", "range_quantile"}))
       ->capture_default_str();
   profile_cmd->add_flag("--abs", profile.abs, "Profile absolute values");
+  add_jobs_option(*profile_cmd, profile.jobs);
 
   quantize_options quantize;
   CLI::App* quantize_cmd =

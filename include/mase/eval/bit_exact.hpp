@@ -214,13 +214,15 @@ bit_exact_kernel make_dot_product_kernel(const Op& op, const node& n, const fixe
             if constexpr (std::is_same_v<Op, op::linear>) {
               const Eigen::Index in = weight_shape[1], out = weight_shape[0];
               linear_product<T>(b.input.data(), static_cast<Eigen::Index>(x.size()) / in, in, b.weight.data(), out,
-                                b.acc.data());
+                                b.acc.data(), args.threads);
               channels = out;
             } else if constexpr (std::is_same_v<Op, op::conv1d> || std::is_same_v<Op, op::conv2d>) {
               if constexpr (std::is_same_v<Op, op::conv1d>)
-                conv1d_product<T>(op, b.input.data(), x.shape(), b.weight.data(), b.acc.data(), y.shape(), b.scratch);
+                conv1d_product<T>(op, b.input.data(), x.shape(), b.weight.data(), b.acc.data(), y.shape(), b.scratch,
+                                  args.threads);
               else
-                conv2d_product<T>(op, b.input.data(), x.shape(), b.weight.data(), b.acc.data(), y.shape(), b.scratch);
+                conv2d_product<T>(op, b.input.data(), x.shape(), b.weight.data(), b.acc.data(), y.shape(), b.scratch,
+                                  args.threads);
               const int spatial = std::is_same_v<Op, op::conv1d> ? 1 : 2;
               channels = weight_shape[0];
               for (int d = y.rank() - spatial; d < y.rank(); ++d) inner *= y.shape()[d];

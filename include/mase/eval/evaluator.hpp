@@ -86,6 +86,16 @@ public:
   explicit basic_evaluator(const Graph& g, eval_mode mode = eval_mode::float32) : graph_(&g), mode_(mode) { plan(); }
 
   eval_mode mode() const noexcept { return mode_; }
+
+  // How many threads a run's kernels may use: 0 (the default) is one per core. The products
+  // (linear, matmul, convolutions) split their rows, columns or images between the threads, each
+  // result computed by the same code in the same order as on one thread, so every mode gives the
+  // same results, bit for bit, on any number of threads.
+  basic_evaluator& set_threads(std::size_t threads) noexcept {
+    threads_ = threads;
+    return *this;
+  }
+  std::size_t threads() const noexcept;
   const Graph& model() const noexcept { return *graph_; }
 
   // Runs the graph. Returns the graph's results (the output node's inputs, in order), valid
@@ -237,6 +247,7 @@ private:
 
   const Graph* graph_;
   eval_mode mode_;
+  std::size_t threads_ = 0;
   std::vector<node_state> states_;
   bool planned_shapes_ = false;
   std::vector<tensor> final_results_;

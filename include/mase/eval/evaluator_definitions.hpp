@@ -5,6 +5,7 @@
 // class and not the kernels. A unit that calls a kernel or a lowering rule itself includes
 // eval/kernels.hpp or eval/bit_exact.hpp.
 
+#include <mase/core/thread_pool.hpp>
 #include <mase/eval/bit_exact.hpp>
 #include <mase/eval/evaluator.hpp>
 #include <mase/eval/kernels.hpp>
@@ -133,12 +134,18 @@ void basic_evaluator<Graph>::gather_inputs(const node& n, node_state& s) {
 }
 
 template <class Graph>
+std::size_t basic_evaluator<Graph>::threads() const noexcept {
+  return threads_ == 0 ? thread_pool::shared().size() : threads_;
+}
+
+template <class Graph>
 void basic_evaluator<Graph>::run_kernel(const node& n, node_state& s) {
   const eval::kernel_args args{.inputs = s.input_views,
                                .parameters = s.quantizes_parameters ? &s.quantized_parameters : &n.parameters,
                                .outputs = s.owned,
                                .scratch = &s.scratch,
-                               .node_name = n.name};
+                               .node_name = n.name,
+                               .threads = threads()};
   if (s.bit_exact) {
     s.bit_exact->run(args);
     return;

@@ -12,6 +12,7 @@
 // same order, and the int32 results [pixel][channel] are written out as NCHW by the cast.
 
 #include <mase/core/tensor.hpp>
+#include <mase/core/thread_pool.hpp>
 #include <mase/eval/fixed_rules.hpp>
 #include <mase/eval/kernel.hpp>
 #include <mase/eval/kernels/integer_gemm.hpp>
@@ -118,8 +119,16 @@ struct integer_product_state {
   integer_gemm::packed_rhs other;                 // matmul: the right operand of this run
   integer_gemm::lhs_rows rows;
   std::vector<std::int32_t> acc;
-  std::vector<std::int16_t> image_pairs;  // conv: one image's codes, HWC with the zero border
-  std::vector<std::uint8_t> image_quads;
+  // conv: one image's codes, HWC with the zero border, for each thread
+  std::vector<std::vector<std::int16_t>> image_pairs;
+  std::vector<std::vector<std::uint8_t>> image_quads;
+  // matmul with several right operands: one product's buffers for each thread
+  struct product_buffers {
+    integer_gemm::packed_rhs other;
+    integer_gemm::lhs_rows rows;
+    std::vector<std::int32_t> acc;
+  };
+  std::vector<product_buffers> per_thread;
 };
 
 // The element a product of these formats stores, and how its codes are written into it.
@@ -147,21 +156,27 @@ void conv_group_rows(const linear_algebra_detail::conv_geometry& g, Index group,
     }
   }
   const Index run = g.dilation_w == 1 ? g.kernel_w * cg : cg;  // contiguous codes per copy
+  const auto run_bytes = static_cast<std::size_t>(run) * sizeof(E);
+  const std::size_t row_bytes = static_cast<std::size_t>(k_padded) * sizeof(E);
   for (Index oh = 0; oh < g.out_h; ++oh)
     for (Index ow = 0; ow < g.out_w; ++ow) {
-      E* row = rows + (n * g.out_pixels() + oh * g.out_w + ow) * k_padded;
+      E* const row_start = rows + (n * g.out_pixels() + oh * g.out_w + ow) * k_padded;
+      E* row = row_start;
+      // Whole 32-byte blocks where they stay inside this row (the rows of other images belong to
+      // other threads); the copies that follow, and the padding written last, cover what they overran.
+      const auto copy = [&](const E* source) {
+        const std::size_t offset = static_cast<std::size_t>(row - row_start) * sizeof(E);
+        if (offset + (run_bytes + 31) / 32 * 32 <= row_bytes) integer_gemm::copy_in_blocks(row, source, run_bytes);
+        else std::memcpy(row, source, run_bytes);
+        row += run;
+      };
       for (Index ki = 0; ki < g.kernel_h; ++ki) {
         const E* source = image.data() + ((oh * g.stride_h + ki * g.dilation_h) * wp + ow * g.stride_w) * cg;
-        if (g.dilation_w == 1) {
-          integer_gemm::copy_in_blocks(row, source, static_cast<std::size_t>(run) * sizeof(E));
-          row += run;
-        } else {
-          for (Index kj = 0; kj < g.kernel_w; ++kj, row += run)
-            integer_gemm::copy_in_blocks(row, source + kj * g.dilation_w * cg, static_cast<std::size_t>(run) * sizeof(E));
-        }
+        if (g.dilation_w == 1) copy(source);
+        else
+          for (Index kj = 0; kj < g.kernel_w; ++kj) copy(source + kj * g.dilation_w * cg);
       }
-      // The copies ran past the patch into the padding (the next row's copies overwrite the rest).
-      std::fill(row, rows + (n * g.out_pixels() + oh * g.out_w + ow + 1) * k_padded, zero);
+      std::fill(row, row_start + k_padded, zero);
     }
 }
 
@@ -199,37 +214,51 @@ bit_exact_kernel make_integer_dot_product_kernel(const Op& op, const node& n, co
             tensor& y = args.output(0);
             integer_product_state& s = *state;
             const std::int64_t* bias_data = bias.empty() ? nullptr : bias.data();
+            thread_pool& pool = thread_pool::shared();
             if constexpr (std::is_same_v<Op, op::linear>) {
               const Index rows = static_cast<Index>(x.size()) / k;
               s.rows.reshape(kind, rows, k);
-              for (Index r = 0; r < rows; ++r) integer_gemm::set_row_from_values(s.rows, r, x.data() + r * k, k, x_fmt.frac);
               s.acc.resize(static_cast<std::size_t>(rows * out_channels));
-              integer_gemm::multiply(s.rows, s.weights[0], s.acc.data(), out_channels);
-              for (Index r = 0; r < rows; ++r)
-                cast_run(cast, narrow, s.acc.data() + r * out_channels, 1, bias_data, 1, out_channels,
-                         y.data() + r * out_channels);
+              // Each thread converts, multiplies and casts its own rows.
+              pool.parallel_for(static_cast<std::size_t>(rows), args.threads, [&](std::size_t first, std::size_t last, std::size_t) {
+                const auto begin = static_cast<Index>(first), end = static_cast<Index>(last);
+                for (Index r = begin; r < end; ++r)
+                  integer_gemm::set_row_from_values(s.rows, r, x.data() + r * k, k, x_fmt.frac);
+                integer_gemm::multiply(s.rows, s.weights[0], s.acc.data(), out_channels, begin, end);
+                for (Index r = begin; r < end; ++r)
+                  cast_run(cast, narrow, s.acc.data() + r * out_channels, 1, bias_data, 1, out_channels,
+                           y.data() + r * out_channels);
+              });
             } else {
               const linear_algebra_detail::conv_geometry g = linear_algebra_detail::geometry(op, x.shape(), y.shape());
               const Index pixels = g.out_pixels(), group_out = g.group_out();
               s.acc.resize(static_cast<std::size_t>(g.batch * pixels * group_out));
+              s.image_pairs.resize(std::max<std::size_t>(s.image_pairs.size(), args.threads));
+              s.image_quads.resize(std::max<std::size_t>(s.image_quads.size(), args.threads));
               for (Index group = 0; group < g.groups; ++group) {
                 s.rows.reshape(kind, g.batch * pixels, k);
-                for (Index image = 0; image < g.batch; ++image) {
-                  if (kind == integer_gemm::element::uint8_quads)
-                    conv_group_rows(g, group, image, x.data(), x_fmt.frac, s.image_quads, s.rows.quads.data(),
-                                    s.rows.k_padded);
-                  else
-                    conv_group_rows(g, group, image, x.data(), x_fmt.frac, s.image_pairs, s.rows.pairs.data(),
-                                    s.rows.k_padded);
-                }
-                integer_gemm::multiply(s.rows, s.weights[static_cast<std::size_t>(group)], s.acc.data(), group_out);
-                for (Index image = 0; image < g.batch; ++image)
-                  for (Index o = 0; o < group_out; ++o) {
-                    const Index channel = group * group_out + o;
-                    cast_run(cast, narrow, s.acc.data() + image * pixels * group_out + o, group_out,
-                             bias_data == nullptr ? nullptr : bias_data + channel, 0, pixels,
-                             y.data() + (image * g.out_channels + channel) * pixels);
+                // Each thread takes whole images: their rows, their products, their casts.
+                pool.parallel_for(static_cast<std::size_t>(g.batch), args.threads,
+                                  [&](std::size_t first, std::size_t last, std::size_t part) {
+                  const auto begin = static_cast<Index>(first), end = static_cast<Index>(last);
+                  for (Index image = begin; image < end; ++image) {
+                    if (kind == integer_gemm::element::uint8_quads)
+                      conv_group_rows(g, group, image, x.data(), x_fmt.frac, s.image_quads[part], s.rows.quads.data(),
+                                      s.rows.k_padded);
+                    else
+                      conv_group_rows(g, group, image, x.data(), x_fmt.frac, s.image_pairs[part], s.rows.pairs.data(),
+                                      s.rows.k_padded);
                   }
+                  integer_gemm::multiply(s.rows, s.weights[static_cast<std::size_t>(group)], s.acc.data(), group_out,
+                                         begin * pixels, end * pixels);
+                  for (Index image = begin; image < end; ++image)
+                    for (Index o = 0; o < group_out; ++o) {
+                      const Index channel = group * group_out + o;
+                      cast_run(cast, narrow, s.acc.data() + image * pixels * group_out + o, group_out,
+                               bias_data == nullptr ? nullptr : bias_data + channel, 0, pixels,
+                               y.data() + (image * g.out_channels + channel) * pixels);
+                    }
+                });
               }
             }
           }};
@@ -260,30 +289,51 @@ inline bit_exact_kernel make_integer_matmul_kernel(const node& n, const fixed_lo
                                       args.node_name, inner));
             const shape a_batch = shape_rules::leading_dims(as, 2), b_batch = shape_rules::leading_dims(bs, 2);
             const float b_scale = std::ldexp(1.0f, b_fmt.frac);
-            // One product: left rows [count][inner] from a_first, right matrix b_matrix [inner][cols].
-            const auto product = [&](const float* a_first, Index count, const float* b_matrix, float* out) {
+            thread_pool& pool = thread_pool::shared();
+            const auto pack_other = [&](const float* b_matrix, integer_gemm::packed_rhs& other) {
               integer_gemm::pack_rhs(s.target, a_bits, b_bits, cols, inner,
                                      [&](Index c, Index i) {
                                        return static_cast<std::int32_t>(b_matrix[i * cols + c] * b_scale);
                                      },
-                                     s.other);
-              s.rows.reshape(kind, count, inner);
-              for (Index r = 0; r < count; ++r)
-                integer_gemm::set_row_from_values(s.rows, r, a_first + r * inner, inner, a_fmt.frac);
-              s.acc.resize(static_cast<std::size_t>(count * cols));
-              integer_gemm::multiply(s.rows, s.other, s.acc.data(), cols);
-              cast_run(cast, narrow, s.acc.data(), 1, nullptr, 0, count * cols, out);
+                                     other);
+            };
+            // Rows [first, last) of one product: left rows from a_first, results cast into out.
+            const auto product_rows = [&](const float* a_first, Index first, Index last, const integer_gemm::packed_rhs& other,
+                                          integer_gemm::lhs_rows& left, std::vector<std::int32_t>& acc, float* out) {
+              for (Index r = first; r < last; ++r)
+                integer_gemm::set_row_from_values(left, r, a_first + r * inner, inner, a_fmt.frac);
+              integer_gemm::multiply(left, other, acc.data(), cols, first, last);
+              cast_run(cast, narrow, acc.data() + first * cols, 1, nullptr, 0, (last - first) * cols, out + first * cols);
             };
             if (b_batch.numel() == 1) {
-              product(a.data(), a_batch.numel() * rows, b.data(), y.data());
+              // One right operand for every row of a: the threads split the rows.
+              const Index count = a_batch.numel() * rows;
+              pack_other(b.data(), s.other);
+              s.rows.reshape(kind, count, inner);
+              s.acc.resize(static_cast<std::size_t>(count * cols));
+              pool.parallel_for(static_cast<std::size_t>(count), args.threads,
+                                [&](std::size_t first, std::size_t last, std::size_t) {
+                                  product_rows(a.data(), static_cast<Index>(first), static_cast<Index>(last), s.other,
+                                               s.rows, s.acc, y.data());
+                                });
               return;
             }
+            // Several products: the threads split them, each with its own buffers.
             const shape y_batch = linear_algebra_detail::first_dims(
                 y.shape(), y.shape().size() - (a_is_matrix ? 1 : 0) - (b_is_matrix ? 1 : 0));
-            for (Index i = 0; i < y_batch.numel(); ++i)
-              product(a.data() + linear_algebra_detail::broadcast_source(i, y_batch, a_batch) * rows * inner, rows,
-                      b.data() + linear_algebra_detail::broadcast_source(i, y_batch, b_batch) * inner * cols,
-                      y.data() + i * rows * cols);
+            s.per_thread.resize(std::max<std::size_t>(s.per_thread.size(), args.threads));
+            pool.parallel_for(static_cast<std::size_t>(y_batch.numel()), args.threads,
+                              [&](std::size_t first, std::size_t last, std::size_t part) {
+              integer_product_state::product_buffers& buffers = s.per_thread[part];
+              for (auto i = static_cast<Index>(first); i < static_cast<Index>(last); ++i) {
+                pack_other(b.data() + linear_algebra_detail::broadcast_source(i, y_batch, b_batch) * inner * cols,
+                           buffers.other);
+                buffers.rows.reshape(kind, rows, inner);
+                buffers.acc.resize(static_cast<std::size_t>(rows * cols));
+                product_rows(a.data() + linear_algebra_detail::broadcast_source(i, y_batch, a_batch) * rows * inner, 0,
+                             rows, buffers.other, buffers.rows, buffers.acc, y.data() + i * rows * cols);
+              }
+            });
           }};
 }
 

@@ -36,6 +36,9 @@ struct kernel_args {
   std::vector<float>* scratch = nullptr;
   // For messages.
   std::string_view node_name;
+  // How many threads of thread_pool::shared() the kernel may use. Kernels that use more than one
+  // give the same results, bit for bit, as on one.
+  std::size_t threads = 1;
 
   const tensor& input(std::size_t i) const { return *inputs[i]; }
   tensor& output(std::size_t i = 0) const { return outputs[i]; }

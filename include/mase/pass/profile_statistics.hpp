@@ -112,6 +112,8 @@ struct profile_statistics_pass {
   batch_generator inputs{};
   std::size_t num_samples = 0;
   progress_callback progress{};
+  // The evaluator's threads (0: one per core); the statistics are the same on any number.
+  std::size_t threads = 0;
 
   // A template so that the evaluator is compiled only where this pass is used.
   template <std::derived_from<graph> G>
@@ -166,6 +168,7 @@ struct profile_statistics_pass {
     if (entries.empty()) return info;
 
     basic_evaluator<graph> ev(g, eval_mode::float32);
+    ev.set_threads(threads);
     const auto observe = [&](const node_run& r) {
       for (std::size_t index : entries_of_node[r.id.index]) {
         activation_entry& a = entries[index];

@@ -367,13 +367,13 @@ __attribute__((target("avx2,avxvnni"))) inline void block_vnni_quads(const std::
 
 #endif  // MASE_INTEGER_GEMM_X86
 
-// Calls block<rows>(first_row, rows) over the row blocks of a panel: whole blocks, then the rest.
-#define MASE_FOR_ROW_BLOCKS(m, BLOCK)                      \
+// Runs BLOCK(rows) over the row blocks of rows [first, last) of a panel: whole blocks, then the rest.
+#define MASE_FOR_ROW_BLOCKS(first, last, BLOCK)            \
   do {                                                     \
-    Index row = 0;                                         \
-    for (; row + block_rows <= (m); row += block_rows)     \
+    Index row = (first);                                   \
+    for (; row + block_rows <= (last); row += block_rows)  \
       BLOCK(6);                                            \
-    switch ((m) - row) {                                   \
+    switch ((last) - row) {                                \
       case 5: BLOCK(5); break;                             \
       case 4: BLOCK(4); break;                             \
       case 3: BLOCK(3); break;                             \
@@ -384,7 +384,8 @@ __attribute__((target("avx2,avxvnni"))) inline void block_vnni_quads(const std::
   } while (false)
 
 // Panels outermost, so a panel of B stays in L1 while the rows of A stream past it.
-inline void multiply_portable(const lhs_rows& a, const packed_rhs& b, std::int32_t* c, Index ldc) {
+inline void multiply_portable(const lhs_rows& a, const packed_rhs& b, std::int32_t* c, Index ldc, Index first,
+                              Index last) {
   const Index groups = b.k_padded / 2;
   for (Index p = 0; p < b.panels(); ++p) {
     const std::int16_t* panel = b.pairs.data() + p * panel_width * b.k_padded;
@@ -392,7 +393,7 @@ inline void multiply_portable(const lhs_rows& a, const packed_rhs& b, std::int32
     std::int32_t* c_panel = c + p * panel_width;
 #define MASE_BLOCK(R) \
   block_portable<R>(a.pairs.data() + row * a.k_padded, a.k_padded, panel, groups, c_panel + row * ldc, ldc, columns)
-    MASE_FOR_ROW_BLOCKS(a.m, MASE_BLOCK);
+    MASE_FOR_ROW_BLOCKS(first, last, MASE_BLOCK);
 #undef MASE_BLOCK
   }
 }
@@ -400,7 +401,7 @@ inline void multiply_portable(const lhs_rows& a, const packed_rhs& b, std::int32
 #if MASE_INTEGER_GEMM_X86
 
 __attribute__((target("avx2"))) inline void multiply_avx2(const lhs_rows& a, const packed_rhs& b, std::int32_t* c,
-                                                          Index ldc) {
+                                                          Index ldc, Index first, Index last) {
   const Index groups = b.k_padded / 2;
   for (Index p = 0; p < b.panels(); ++p) {
     const std::int16_t* panel = b.pairs.data() + p * panel_width * b.k_padded;
@@ -408,13 +409,14 @@ __attribute__((target("avx2"))) inline void multiply_avx2(const lhs_rows& a, con
     std::int32_t* c_panel = c + p * panel_width;
 #define MASE_BLOCK(R) \
   block_avx2<R>(a.pairs.data() + row * a.k_padded, a.k_padded, panel, groups, c_panel + row * ldc, ldc, columns)
-    MASE_FOR_ROW_BLOCKS(a.m, MASE_BLOCK);
+    MASE_FOR_ROW_BLOCKS(first, last, MASE_BLOCK);
 #undef MASE_BLOCK
   }
 }
 
 __attribute__((target("avx2,avxvnni"))) inline void multiply_avx_vnni(const lhs_rows& a, const packed_rhs& b,
-                                                                      std::int32_t* c, Index ldc) {
+                                                                      std::int32_t* c, Index ldc, Index first,
+                                                                      Index last) {
   const Index groups = b.k_padded / k_group(b.kind);
   for (Index p = 0; p < b.panels(); ++p) {
     const Index columns = std::min(panel_width, b.n - p * panel_width);
@@ -425,14 +427,14 @@ __attribute__((target("avx2,avxvnni"))) inline void multiply_avx_vnni(const lhs_
 #define MASE_BLOCK(R)                                                                                         \
   block_vnni_quads<R>(a.quads.data() + row * a.k_padded, a.k_padded, panel, groups, c_panel + row * ldc, ldc, \
                       columns, correction)
-      MASE_FOR_ROW_BLOCKS(a.m, MASE_BLOCK);
+      MASE_FOR_ROW_BLOCKS(first, last, MASE_BLOCK);
 #undef MASE_BLOCK
     } else {
       const std::int16_t* panel = b.pairs.data() + p * panel_width * b.k_padded;
 #define MASE_BLOCK(R)                                                                                         \
   block_vnni_pairs<R>(a.pairs.data() + row * a.k_padded, a.k_padded, panel, groups, c_panel + row * ldc, ldc, \
                       columns)
-      MASE_FOR_ROW_BLOCKS(a.m, MASE_BLOCK);
+      MASE_FOR_ROW_BLOCKS(first, last, MASE_BLOCK);
 #undef MASE_BLOCK
     }
   }
@@ -444,18 +446,24 @@ __attribute__((target("avx2,avxvnni"))) inline void multiply_avx_vnni(const lhs_
 
 }  // namespace detail
 
-// C[m][n] = Σ_k A[m][k] · B[n][k] for m < a.m, n < b.n, C's rows `ldc` apart; exact when every
-// result lies in int32 (see the top of this file). A and B must have been laid out for the same
-// target and element kind, and b.target must be supported here.
-inline void multiply(const lhs_rows& a, const packed_rhs& b, std::int32_t* c, Index ldc) {
-  if (a.kind != b.kind || a.k_padded != b.k_padded || !supports(b.target))
+// C[m][n] = Σ_k A[m][k] · B[n][k] for rows m in [first, last) of A and n < b.n, C's rows `ldc`
+// apart (row m at c + m·ldc); exact when every result lies in int32 (see the top of this file).
+// A and B must have been laid out for the same target and element kind, and b.target must be
+// supported here. Disjoint row ranges may run on different threads.
+inline void multiply(const lhs_rows& a, const packed_rhs& b, std::int32_t* c, Index ldc, Index first, Index last) {
+  if (a.kind != b.kind || a.k_padded != b.k_padded || !supports(b.target) || first < 0 || last > a.m)
     throw error("integer_gemm::multiply: the operands were laid out for different products or for a target this "
                 "processor lacks; lay both out with the same target and widths");
 #if MASE_INTEGER_GEMM_X86
-  if (b.target == isa::avx_vnni) return detail::multiply_avx_vnni(a, b, c, ldc);
-  if (b.target == isa::avx2) return detail::multiply_avx2(a, b, c, ldc);
+  if (b.target == isa::avx_vnni) return detail::multiply_avx_vnni(a, b, c, ldc, first, last);
+  if (b.target == isa::avx2) return detail::multiply_avx2(a, b, c, ldc, first, last);
 #endif
-  detail::multiply_portable(a, b, c, ldc);
+  detail::multiply_portable(a, b, c, ldc, first, last);
+}
+
+// Every row of A.
+inline void multiply(const lhs_rows& a, const packed_rhs& b, std::int32_t* c, Index ldc) {
+  multiply(a, b, c, ldc, 0, a.m);
 }
 
 }  // namespace mase::eval::integer_gemm

@@ -15,6 +15,7 @@
 #include <mase/core/error.hpp>
 #include <mase/core/shape.hpp>
 #include <mase/core/tensor_eigen.hpp>
+#include <mase/core/thread_pool.hpp>
 #include <mase/eval/kernel.hpp>
 #include <mase/ir/op/bmm.hpp>
 #include <mase/ir/op/conv.hpp>
@@ -90,20 +91,38 @@ void multiply(const T* a, Index rows, Index inner, const T* b, Index cols, T* y)
   matrix_view<T>(y, rows, cols).noalias() = const_matrix_view<T>(a, rows, inner) * const_matrix_view<T>(b, inner, cols);
 }
 
-// y[rows, out] = x[rows, in] · w[out, in]ᵀ (+ bias[out] on every row when bias is not null).
+// Output columns per unit of work when a product is split between threads: a multiple of every
+// column block Eigen's GEMM kernels use, so that each result is computed by the same kernel, in
+// the same order, however the columns are split. The last unit also takes the remaining columns,
+// so that no part has fewer than 32 (one column would make Eigen switch to its GEMV kernel, and
+// a handful to its coefficient-wise product, each summing in another order).
+inline constexpr Index thread_columns = 32;
+
+// y[rows, out] = x[rows, in] · w[out, in]ᵀ (+ bias[out] on every row when bias is not null), the
+// output columns split between `threads` threads.
 template <class T>
-void linear_into(const T* x, Index rows, Index in, const T* w, Index out, const T* bias, T* y) {
+void linear_into(const T* x, Index rows, Index in, const T* w, Index out, const T* bias, T* y, std::size_t threads = 1) {
   const const_matrix_view<T> inputs(x, rows, in);
   const const_matrix_view<T> weights(w, out, in);
   matrix_view<T> result(y, rows, out);
-  if (bias == nullptr) {
-    result.noalias() = inputs * weights.transpose();
-  } else {
-    // Starting from the bias replaces the zero fill that `=` does before its GEMM, so the bias
-    // costs no extra pass over the result.
-    result.rowwise() = const_row_view<T>(bias, out);
-    result.noalias() += inputs * weights.transpose();
-  }
+  const auto columns = [&](Index first, Index count) {
+    auto part = result.middleCols(first, count);
+    const auto part_weights = weights.middleRows(first, count);
+    if (bias == nullptr) {
+      part.noalias() = inputs * part_weights.transpose();
+    } else {
+      // Starting from the bias replaces the zero fill that `=` does before its GEMM, so the bias
+      // costs no extra pass over the result.
+      part.rowwise() = const_row_view<T>(bias + first, count);
+      part.noalias() += inputs * part_weights.transpose();
+    }
+  };
+  const auto blocks = static_cast<std::size_t>(out / thread_columns);
+  if (threads <= 1 || blocks <= 1) return columns(0, out);
+  thread_pool::shared().parallel_for(blocks, threads, [&](std::size_t first, std::size_t last, std::size_t) {
+    const Index begin = static_cast<Index>(first) * thread_columns;
+    columns(begin, (last == blocks ? out : static_cast<Index>(last) * thread_columns) - begin);
+  });
 }
 
 // A 1-D or 2-D convolution; a 1-D one is a 2-D one of height 1.
@@ -224,8 +243,9 @@ struct conv_blocking {
   static std::size_t image_size(const conv_geometry& g) noexcept {
     return g.padded() ? static_cast<std::size_t>(g.in_channels * g.padded_h() * g.padded_w()) : 0;
   }
-  static std::size_t scratch_size(const conv_geometry& g) noexcept {
-    return weights_size(g) + bias_size(g) + image_size(g);
+  // With one image buffer for each of `threads` threads.
+  static std::size_t scratch_size(const conv_geometry& g, std::size_t threads = 1) noexcept {
+    return weights_size(g) + bias_size(g) + image_size(g) * std::max<std::size_t>(threads, 1);
   }
 };
 
@@ -311,7 +331,8 @@ inline void conv_register_block(const conv_geometry& g, const T* image, const In
 }
 
 template <class T, int vectors, int pixels>
-void convolve_blocked(const conv_geometry& g, const T* x, const T* w, const T* bias, T* y, T* scratch) {
+void convolve_blocked(const conv_geometry& g, const T* x, const T* w, const T* bias, T* y, T* scratch,
+                      std::size_t threads) {
   using blocking = conv_blocking<T>;
   constexpr Index block = vectors * blocking::lanes;
   const Index patch = g.patch();
@@ -322,8 +343,8 @@ void convolve_blocked(const conv_geometry& g, const T* x, const T* w, const T* b
 
   T* weights = scratch;
   T* padded_bias = weights + blocking::weights_size(g);
-  T* image = padded_bias + blocking::bias_size(g);
-  std::fill(weights, image, T(0));
+  T* images = padded_bias + blocking::bias_size(g);
+  std::fill(weights, images, T(0));
   for (Index group = 0; group < g.groups; ++group)
     for (Index o = 0; o < group_out; ++o) {
       const T* from = w + (group * group_out + o) * patch;
@@ -331,11 +352,14 @@ void convolve_blocked(const conv_geometry& g, const T* x, const T* w, const T* b
       for (Index k = 0; k < patch; ++k) to[k * padded_out] = from[k];
       if (bias != nullptr) padded_bias[group * padded_out + o] = bias[group * group_out + o];
     }
+  // The threads split the images, each with its own zero-bordered image buffer.
+  thread_pool::shared().parallel_for(static_cast<std::size_t>(g.batch), threads,
+                                     [&](std::size_t first, std::size_t last, std::size_t part) {
+  T* image = images + part * blocking::image_size(g);
   // The border stays zero; each image overwrites only the interior.
   std::fill(image, image + blocking::image_size(g), T(0));
-
   Index base[pixels];
-  for (Index n = 0; n < g.batch; ++n) {
+  for (auto n = static_cast<Index>(first); n < static_cast<Index>(last); ++n) {
     const T* source = x + n * g.in_channels * g.in_pixels();
     if (g.padded()) {
       for (Index c = 0; c < g.in_channels; ++c)
@@ -368,6 +392,7 @@ void convolve_blocked(const conv_geometry& g, const T* x, const T* w, const T* b
       }
     }
   }
+  });
 }
 
 // Few output channels (LeNet's first layer: 6, from one input channel) waste lanes of a packet
@@ -433,7 +458,8 @@ bool pixel_blocked(const conv_geometry& g) noexcept {
 }
 
 template <class T>
-void convolve_pixels(const conv_geometry& g, const T* x, const T* w, const T* bias, T* y, T* image) {
+void convolve_pixels(const conv_geometry& g, const T* x, const T* w, const T* bias, T* y, T* images,
+                     std::size_t threads) {
   constexpr Index lanes = lanes_of<T>;
   const Index group_out = g.group_out();
   const Index patch = g.patch();
@@ -442,9 +468,13 @@ void convolve_pixels(const conv_geometry& g, const T* x, const T* w, const T* bi
   // Packets cover an output row from the left; the last one ends at the row's end and may
   // overlap its neighbour, which recomputes (and rewrites) the same values.
   const Index row_packets = (g.out_w + lanes - 1) / lanes;
+  // The threads split the images, each with its own zero-bordered image buffer.
+  thread_pool::shared().parallel_for(static_cast<std::size_t>(g.batch), threads,
+                                     [&](std::size_t first_image, std::size_t last_image, std::size_t part) {
+  T* image = images + part * conv_blocking<T>::image_size(g);
   // Only the zero border needs filling: each image overwrites the interior.
   if (g.padded()) std::fill(image, image + conv_blocking<T>::image_size(g), T(0));
-  for (Index n = 0; n < g.batch; ++n) {
+  for (auto n = static_cast<Index>(first_image); n < static_cast<Index>(last_image); ++n) {
     const T* source = x + n * g.in_channels * g.in_pixels();
     if (g.padded()) {
       for (Index c = 0; c < g.in_channels; ++c)
@@ -476,21 +506,25 @@ void convolve_pixels(const conv_geometry& g, const T* x, const T* w, const T* bi
       }
     }
   }
+  });
 }
 
 // y = conv(x, w) (+ bias[O] on every pixel of channel O when bias is not null). `scratch` is
 // grown to conv_blocking<T>::scratch_size when smaller, never shrunk (regrowing would zero-fill
 // it on every run).
+// The threads split the batch's images.
 template <class T>
-void convolve(const conv_geometry& g, const T* x, const T* w, const T* bias, T* y, std::vector<T>& scratch) {
+void convolve(const conv_geometry& g, const T* x, const T* w, const T* bias, T* y, std::vector<T>& scratch,
+              std::size_t threads = 1) {
   using blocking = conv_blocking<T>;
-  if (scratch.size() < blocking::scratch_size(g)) scratch.resize(blocking::scratch_size(g));
+  threads = std::max<std::size_t>(1, std::min<std::size_t>(threads, static_cast<std::size_t>(g.batch)));
+  if (scratch.size() < blocking::scratch_size(g, threads)) scratch.resize(blocking::scratch_size(g, threads));
   if (pixel_blocked<T>(g))
-    convolve_pixels<T>(g, x, w, bias, y, scratch.data() + blocking::weights_size(g) + blocking::bias_size(g));
+    convolve_pixels<T>(g, x, w, bias, y, scratch.data() + blocking::weights_size(g) + blocking::bias_size(g), threads);
   else if (blocking::wide(g))
-    convolve_blocked<T, blocking::wide_vectors, blocking::wide_pixels>(g, x, w, bias, y, scratch.data());
+    convolve_blocked<T, blocking::wide_vectors, blocking::wide_pixels>(g, x, w, bias, y, scratch.data(), threads);
   else
-    convolve_blocked<T, blocking::narrow_vectors, blocking::narrow_pixels>(g, x, w, bias, y, scratch.data());
+    convolve_blocked<T, blocking::narrow_vectors, blocking::narrow_pixels>(g, x, w, bias, y, scratch.data(), threads);
 }
 
 }  // namespace linear_algebra_detail
@@ -503,8 +537,9 @@ void convolve(const conv_geometry& g, const T* x, const T* w, const T* bias, T* 
 // y[rows, out] = x[rows, in] · w[out, in]ᵀ: torch.nn.Linear without bias, with every dimension
 // of the input but the last folded into `rows`.
 template <class T>
-void linear_product(const T* x, Eigen::Index rows, Eigen::Index in, const T* w, Eigen::Index out, T* y) {
-  linear_algebra_detail::linear_into<T>(x, rows, in, w, out, nullptr, y);
+void linear_product(const T* x, Eigen::Index rows, Eigen::Index in, const T* w, Eigen::Index out, T* y,
+                    std::size_t threads = 1) {
+  linear_algebra_detail::linear_into<T>(x, rows, in, w, out, nullptr, y, threads);
 }
 
 // conv1d without bias: x [N, C, L] or [C, L], w [O, C/groups, k], y of the op's result shape.
@@ -512,16 +547,18 @@ void linear_product(const T* x, Eigen::Index rows, Eigen::Index in, const T* w, 
 // never shrunk.
 template <class T>
 void conv1d_product(const op::conv1d& op, const T* x, const shape& x_shape, const T* w, T* y, const shape& y_shape,
-                    std::vector<T>& scratch) {
-  linear_algebra_detail::convolve<T>(linear_algebra_detail::geometry(op, x_shape, y_shape), x, w, nullptr, y, scratch);
+                    std::vector<T>& scratch, std::size_t threads = 1) {
+  linear_algebra_detail::convolve<T>(linear_algebra_detail::geometry(op, x_shape, y_shape), x, w, nullptr, y, scratch,
+                                     threads);
 }
 
 // conv2d without bias: x [N, C, H, W] or [C, H, W], w [O, C/groups, kH, kW], y of the op's
 // result shape. `scratch` as for conv1d_product.
 template <class T>
 void conv2d_product(const op::conv2d& op, const T* x, const shape& x_shape, const T* w, T* y, const shape& y_shape,
-                    std::vector<T>& scratch) {
-  linear_algebra_detail::convolve<T>(linear_algebra_detail::geometry(op, x_shape, y_shape), x, w, nullptr, y, scratch);
+                    std::vector<T>& scratch, std::size_t threads = 1) {
+  linear_algebra_detail::convolve<T>(linear_algebra_detail::geometry(op, x_shape, y_shape), x, w, nullptr, y, scratch,
+                                     threads);
 }
 
 // torch.matmul: a 1-D left operand is a row and a 1-D right operand a column (their dimension is
@@ -560,7 +597,7 @@ void float_kernel(const op::linear& op, const Args& args) {
   const tensor* bias = op.bias ? &args.parameter("bias") : nullptr;
   linear_algebra_detail::linear_into<float>(x.data(), linear_algebra_detail::leading_count(x.shape()), op.in_features,
                                             args.parameter("weight").data(), op.out_features,
-                                            bias ? bias->data() : nullptr, args.output().data());
+                                            bias ? bias->data() : nullptr, args.output().data(), args.threads);
 }
 
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
@@ -587,7 +624,7 @@ void float_convolution(const Op& op, const kernel_args& args) {
   const conv_geometry g = geometry(op, x.shape(), y.shape());
   const tensor* bias = op.bias ? &args.parameter("bias") : nullptr;
   convolve<float>(g, x.data(), args.parameter("weight").data(), bias ? bias->data() : nullptr, y.data(),
-                  args.scratch_buffer(conv_blocking<float>::scratch_size(g)));
+                  *args.scratch, args.threads);
 }
 }  // namespace linear_algebra_detail
 

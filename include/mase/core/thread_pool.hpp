@@ -1,0 +1,117 @@
+#pragma once
+// The worker threads the evaluator's kernels share. parallel_for splits [0, count) into contiguous
+// ranges, one per thread, the calling thread taking the first. The kernels that use it compute
+// each output from its own inputs in a fixed order, so their results are the same, bit for bit,
+// on any number of threads.
+//
+// One parallel_for runs at a time on a pool. A call made while the pool is busy (from another
+// thread, or from inside a range) runs its whole range on the calling thread, which gives the same
+// results and cannot deadlock.
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstddef>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace mase {
+
+class thread_pool {
+public:
+  // A pool of `threads` threads in all: the caller of parallel_for and threads − 1 workers.
+  explicit thread_pool(std::size_t threads) {
+    for (std::size_t i = 1; i < std::max<std::size_t>(threads, 1); ++i)
+      workers_.emplace_back([this, i] { work(i); });
+  }
+  thread_pool(const thread_pool&) = delete;
+  thread_pool& operator=(const thread_pool&) = delete;
+  ~thread_pool() {
+    {
+      const std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& t : workers_) t.join();
+  }
+
+  std::size_t size() const noexcept { return workers_.size() + 1; }
+
+  // The pool every evaluator uses: one thread per core.
+  static thread_pool& shared() {
+    static thread_pool pool(std::max(1u, std::thread::hardware_concurrency()));
+    return pool;
+  }
+
+  // Calls body(begin, end, part) for `parts` = min(threads, size(), count) contiguous ranges that
+  // split [0, count) as evenly as possible (part p gets [p·count/parts, (p+1)·count/parts)), and
+  // returns when all have run. The first exception a range throws is rethrown here.
+  template <class Body>
+  void parallel_for(std::size_t count, std::size_t threads, Body&& body) {
+    const std::size_t parts = std::min({threads, size(), count});
+    std::unique_lock run_lock(running_, std::try_to_lock);
+    if (parts <= 1 || !run_lock.owns_lock()) {
+      if (count > 0) body(std::size_t{0}, count, std::size_t{0});
+      return;
+    }
+    job_ = {&body, [](void* b, std::size_t begin, std::size_t end, std::size_t part) {
+              (*static_cast<Body*>(b))(begin, end, part);
+            }};
+    {
+      const std::lock_guard lock(mutex_);
+      count_ = count;
+      parts_ = parts;
+      pending_ = parts - 1;
+      error_ = nullptr;
+      ++generation_;
+    }
+    wake_.notify_all();
+    run_part(0);
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+    if (error_) std::rethrow_exception(error_);
+  }
+
+private:
+  struct job {
+    void* body = nullptr;
+    void (*call)(void*, std::size_t, std::size_t, std::size_t) = nullptr;
+  };
+
+  void run_part(std::size_t part) {
+    const std::size_t begin = part * count_ / parts_, end = (part + 1) * count_ / parts_;
+    try {
+      if (begin < end) job_.call(job_.body, begin, end, part);
+    } catch (...) {
+      const std::lock_guard lock(mutex_);
+      if (!error_) error_ = std::current_exception();
+    }
+  }
+
+  void work(std::size_t index) {
+    std::size_t seen = 0;
+    for (;;) {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+      if (stopping_) return;
+      seen = generation_;
+      if (index >= parts_) continue;  // this run needs fewer threads
+      lock.unlock();
+      run_part(index);
+      lock.lock();
+      if (--pending_ == 0) done_.notify_one();
+    }
+  }
+
+  std::vector<std::thread> workers_;
+  std::mutex running_;  // held by the parallel_for in progress
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  job job_{};
+  std::size_t count_ = 0, parts_ = 0, pending_ = 0, generation_ = 0;
+  std::exception_ptr error_;
+  bool stopping_ = false;
+};
+
+}  // namespace mase

@@ -1,0 +1,79 @@
+// Evaluation on several threads against one thread: the same results, bit for bit, in every mode,
+// on the three reference models of the inference benchmark, with batches that do not split
+// evenly.
+
+#include "../../benchmarks/reference_models.hpp"
+
+#include <mase/eval/evaluator.hpp>
+#include <mase/pass/add_common_metadata.hpp>
+#include <mase/pass/init_metadata.hpp>
+#include <mase/pass/quantize.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+using namespace mase;
+
+namespace {
+
+tensor random_input(const shape& s, std::uint64_t seed) {
+  tensor t(s);
+  std::uint64_t state = seed;
+  for (float& v : t.values()) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    v = static_cast<float>(state >> 40) * 0x1p-24f * 2.0f - 1.0f;
+  }
+  return t;
+}
+
+quantize_config eight_bit() {
+  quant_config c{{"name", std::string("fixed")},
+                 {"data_in_width", std::int64_t{8}},  {"data_in_frac_width", std::int64_t{4}},
+                 {"weight_width", std::int64_t{8}},   {"weight_frac_width", std::int64_t{6}},
+                 {"bias_width", std::int64_t{8}},     {"bias_frac_width", std::int64_t{6}},
+                 {"data_out_width", std::int64_t{8}}, {"data_out_frac_width", std::int64_t{4}}};
+  return quantize_config{.by = quantize_by::type, .default_config = c};
+}
+
+}  // namespace
+
+TEST_CASE("evaluation on several threads gives the results of one thread, bit for bit", "[threads]") {
+  struct model {
+    const char* name;
+    graph g;
+    shape input;
+  };
+  std::vector<model> models;
+  models.push_back({"mlp", reference_models::mlp(13), {13, 784}});
+  models.push_back({"mlp, one sample", reference_models::mlp(1), {1, 784}});
+  models.push_back({"lenet", reference_models::lenet5(7), {7, 1, 28, 28}});
+  models.push_back({"encoder", reference_models::encoder(3), {3, 32, 128}});
+  for (model& m : models) {
+    const graph quantized = m.g | init_metadata | add_common_metadata | quantize(eight_bit());
+    const tensor x = random_input(m.input, 17);
+    for (const eval_mode mode : {eval_mode::float32, eval_mode::fake_quant, eval_mode::bit_exact}) {
+      DYNAMIC_SECTION(m.name << ", " << to_string(mode)) {
+        const graph& g = mode == eval_mode::float32 ? m.g : quantized;
+        evaluator one(g, mode);
+        one.set_threads(1);
+        CHECK(one.threads() == 1);
+        const std::vector<tensor> expected(one.run(x).begin(), one.run(x).end());
+        for (std::size_t threads : {2, 3, 0}) {
+          evaluator many(g, mode);
+          many.set_threads(threads);
+          const auto results = many.run(x);
+          REQUIRE(results.size() == expected.size());
+          for (std::size_t i = 0; i < results.size(); ++i) CHECK(results[i] == expected[i]);
+          // Every intermediate result too.
+          for (node_id id : g.order())
+            if (!one.results(id).empty())
+              for (std::size_t r = 0; r < one.results(id).size(); ++r)
+                CHECK(*many.results(id)[r] == *one.results(id)[r]);
+        }
+      }
+    }
+  }
+}
