@@ -96,6 +96,12 @@ mase_cli_check(NAME run_two_batches ARGS run ${mase_cli_mlp} --input x=${mase_cl
 mase_cli_check(NAME run_bit_exact ARGS run ${mase_cli_mlp} --input x=${mase_cli_mlp_input} --config ${mase_cli_config}
                --mode bit-exact -o ${mase_cli_out}/run_bit_exact RC 0 STDOUT "y\\.pb \\[4, 10\\]"
                FRESH_DIR ${mase_cli_out}/run_bit_exact)
+foreach(mode float bit-exact)
+  add_test(NAME "mase_cli/run_jobs_${mode}"
+           COMMAND ${CMAKE_COMMAND} "-DMASE=$<TARGET_FILE:mase_cli>" "-DMODEL=${mase_cli_mlp}"
+                   "-DINPUT=x=${mase_cli_mlp_input}" "-DCONFIG=${mase_cli_config}" -DMODE=${mode} -DOUTPUT_NAME=y
+                   "-DOUT=${mase_cli_out}/run_jobs_${mode}" -P "${CMAKE_CURRENT_SOURCE_DIR}/check_jobs_output.cmake")
+endforeach()
 
 # profile, quantize, draw.
 mase_cli_check(NAME profile_mlp ARGS profile ${mase_cli_mlp} --input x=${mase_cli_mlp_input}

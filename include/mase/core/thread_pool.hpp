@@ -9,6 +9,8 @@
 // results and cannot deadlock.
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <exception>
@@ -58,18 +60,22 @@ public:
     job_ = {&body, [](void* b, std::size_t begin, std::size_t end, std::size_t part) {
               (*static_cast<Body*>(b))(begin, end, part);
             }};
+    count_ = count;
+    parts_ = parts;
+    error_ = nullptr;
+    // Every worker reports, the ones this call does not need too, so that none still reads this
+    // call's job when the next call writes its own.
+    pending_.store(workers_.size(), std::memory_order_relaxed);
     {
       const std::lock_guard lock(mutex_);
-      count_ = count;
-      parts_ = parts;
-      pending_ = parts - 1;
-      error_ = nullptr;
-      ++generation_;
+      generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
     run_part(0);
-    std::unique_lock lock(mutex_);
-    done_.wait(lock, [&] { return pending_ == 0; });
+    if (!spin_until([&] { return pending_.load(std::memory_order_acquire) == 0; })) {
+      std::unique_lock lock(mutex_);
+      done_.wait(lock, [&] { return pending_.load(std::memory_order_acquire) == 0; });
+    }
     if (error_) std::rethrow_exception(error_);
   }
 
@@ -78,6 +84,21 @@ private:
     void* body = nullptr;
     void (*call)(void*, std::size_t, std::size_t, std::size_t) = nullptr;
   };
+
+  // Waking a sleeping thread costs tens of microseconds (more in a virtual machine), as much as
+  // a whole small product: between the calls of one evaluator run the threads spin for a while
+  // before they sleep, as OpenMP runtimes do.
+  template <class Ready>
+  static bool spin_until(Ready&& ready) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
+    for (unsigned i = 1;; ++i) {
+      if (ready()) return true;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+      if (i % 256 == 0 && std::chrono::steady_clock::now() > deadline) return false;
+    }
+  }
 
   void run_part(std::size_t part) {
     const std::size_t begin = part * count_ / parts_, end = (part + 1) * count_ / parts_;
@@ -92,25 +113,30 @@ private:
   void work(std::size_t index) {
     std::size_t seen = 0;
     for (;;) {
-      std::unique_lock lock(mutex_);
-      wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
-      if (stopping_) return;
-      seen = generation_;
-      if (index >= parts_) continue;  // this run needs fewer threads
-      lock.unlock();
-      run_part(index);
-      lock.lock();
-      if (--pending_ == 0) done_.notify_one();
+      const auto changed = [&] { return generation_.load(std::memory_order_acquire) != seen; };
+      if (!spin_until(changed)) {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [&] { return stopping_ || changed(); });
+        if (stopping_) return;
+      }
+      seen = generation_.load(std::memory_order_acquire);
+      if (index < parts_) run_part(index);  // else this call needs fewer threads
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        const std::lock_guard lock(mutex_);  // the caller may be between its check and its wait
+        done_.notify_one();
+      }
     }
   }
 
   std::vector<std::thread> workers_;
   std::mutex running_;  // held by the parallel_for in progress
-  std::mutex mutex_;
+  std::mutex mutex_;    // for sleeping and waking, and error_
   std::condition_variable wake_, done_;
+  // Written by parallel_for before it publishes a new generation, read by the workers after.
   job job_{};
-  std::size_t count_ = 0, parts_ = 0, pending_ = 0, generation_ = 0;
+  std::size_t count_ = 0, parts_ = 0;
   std::exception_ptr error_;
+  std::atomic<std::size_t> generation_{0}, pending_{0};
   bool stopping_ = false;
 };
 

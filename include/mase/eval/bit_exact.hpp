@@ -217,15 +217,30 @@ bit_exact_kernel make_dot_product_kernel(const Op& op, const node& n, const fixe
                                 b.acc.data(), args.threads);
               channels = out;
             } else if constexpr (std::is_same_v<Op, op::conv1d> || std::is_same_v<Op, op::conv2d>) {
-              if constexpr (std::is_same_v<Op, op::conv1d>)
-                conv1d_product<T>(op, b.input.data(), x.shape(), b.weight.data(), b.acc.data(), y.shape(), b.scratch,
-                                  args.threads);
-              else
-                conv2d_product<T>(op, b.input.data(), x.shape(), b.weight.data(), b.acc.data(), y.shape(), b.scratch,
-                                  args.threads);
               const int spatial = std::is_same_v<Op, op::conv1d> ? 1 : 2;
               channels = weight_shape[0];
               for (int d = y.rank() - spatial; d < y.rank(); ++d) inner *= y.shape()[d];
+              const auto convolve = [&](T* acc, const auto& after_image) {
+                if constexpr (std::is_same_v<Op, op::conv1d>)
+                  conv1d_product<T>(op, b.input.data(), x.shape(), b.weight.data(), acc, y.shape(), b.scratch,
+                                    args.threads, after_image);
+                else
+                  conv2d_product<T>(op, b.input.data(), x.shape(), b.weight.data(), acc, y.shape(), b.scratch,
+                                    args.threads, after_image);
+              };
+              if constexpr (std::is_same_v<T, float>) {
+                // Float sums go straight into y, and each image is cast in place as soon as its sums are
+                // complete, while they are still in cache.
+                const auto image_size = static_cast<std::size_t>(channels * inner);
+                convolve(y.data(), [&](Eigen::Index image) {
+                  float* sums = y.data() + static_cast<std::size_t>(image) * image_size;
+                  dot_product_epilogue<T>(sums, {1, static_cast<std::size_t>(channels), static_cast<std::size_t>(inner)},
+                                          acc_frac, b.aligned_bias, out_fmt, sums);
+                });
+                return;
+              } else {
+                convolve(b.acc.data(), linear_algebra_detail::no_image_step{});
+              }
             }
             const std::size_t planes = static_cast<std::size_t>(channels);
             const std::size_t per_plane = static_cast<std::size_t>(inner);

@@ -122,6 +122,7 @@ struct integer_product_state {
   // conv: one image's codes, HWC with the zero border, for each thread
   std::vector<std::vector<std::int16_t>> image_pairs;
   std::vector<std::vector<std::uint8_t>> image_quads;
+  std::vector<integer_gemm::lhs_rows> chunks;  // conv: patch rows of a few pixels, for each thread
   // matmul with several right operands: one product's buffers for each thread
   struct product_buffers {
     integer_gemm::packed_rhs other;
@@ -137,47 +138,56 @@ constexpr std::int32_t stored_offset() noexcept {
   return std::is_same_v<E, std::uint8_t> ? integer_gemm::uint8_offset : 0;
 }
 
-// Rows of one conv group for image n: the image's codes to HWC with the border, then each output
-// pixel's patch. Rows of image n start at row n · out_pixels.
+// The codes of one conv group of image n, HWC with the zero border, into `image`.
 template <class E>
-void conv_group_rows(const linear_algebra_detail::conv_geometry& g, Index group, Index n, const float* x, int frac,
-                     std::vector<E>& image, E* rows, Index k_padded) {
-  const Index cg = g.group_in();
+void conv_image_codes(const linear_algebra_detail::conv_geometry& g, Index group, Index n, const float* x, int frac,
+                      std::vector<E>& image) {
+  // Sizes in locals: the stores below are of bytes, which may alias anything, so the compiler
+  // would otherwise reload every field of g in every iteration.
+  const Index cg = g.group_in(), in_h = g.in_h, in_w = g.in_w, pad_h = g.pad_h, pad_w = g.pad_w;
   const Index hp = g.padded_h(), wp = g.padded_w();
   const auto zero = static_cast<E>(stored_offset<E>());
   image.assign(static_cast<std::size_t>(hp * wp * cg) + 32, zero);  // 32: copy_in_blocks reads past the end
   const float scale = std::ldexp(1.0f, frac);
+  std::int32_t codes[256];  // a run of one row's codes, converted before they are interleaved
   for (Index c = 0; c < cg; ++c) {
     const float* plane = x + (n * g.in_channels + group * cg + c) * g.in_pixels();
-    for (Index h = 0; h < g.in_h; ++h) {
-      E* to = image.data() + ((h + g.pad_h) * wp + g.pad_w) * cg + c;
-      for (Index w = 0; w < g.in_w; ++w)
-        to[w * cg] = static_cast<E>(static_cast<std::int32_t>(plane[h * g.in_w + w] * scale) + stored_offset<E>());
+    for (Index h = 0; h < in_h; ++h) {
+      E* const to = image.data() + ((h + pad_h) * wp + pad_w) * cg + c;
+      const float* const from = plane + h * in_w;
+      for (Index start = 0; start < in_w; start += 256) {
+        const Index count = std::min<Index>(256, in_w - start);
+        for (Index w = 0; w < count; ++w) codes[w] = static_cast<std::int32_t>(from[start + w] * scale) + stored_offset<E>();
+        E* const run_to = to + start * cg;
+        for (Index w = 0; w < count; ++w) run_to[w * cg] = static_cast<E>(codes[w]);
+      }
     }
   }
-  const Index run = g.dilation_w == 1 ? g.kernel_w * cg : cg;  // contiguous codes per copy
+}
+
+// The patch rows of output pixels [first, last) of an image whose codes conv_image_codes wrote, into
+// rows [0, last − first) of `rows` (an lhs_rows' storage: the copies may run 31 bytes past a row,
+// into the next row, written afterwards, or into the slack after the last).
+template <class E>
+void conv_patch_rows(const linear_algebra_detail::conv_geometry& g, const std::vector<E>& image, Index first,
+                     Index last, E* rows, Index k_padded) {
+  const Index cg = g.group_in(), wp = g.padded_w(), out_w = g.out_w;
+  const Index kernel_h = g.kernel_h, kernel_w = g.kernel_w, stride_h = g.stride_h, stride_w = g.stride_w;
+  const Index dilation_h = g.dilation_h, dilation_w = g.dilation_w;
+  const auto zero = static_cast<E>(stored_offset<E>());
+  const Index run = dilation_w == 1 ? kernel_w * cg : cg;  // contiguous codes per copy
   const auto run_bytes = static_cast<std::size_t>(run) * sizeof(E);
-  const std::size_t row_bytes = static_cast<std::size_t>(k_padded) * sizeof(E);
-  for (Index oh = 0; oh < g.out_h; ++oh)
-    for (Index ow = 0; ow < g.out_w; ++ow) {
-      E* const row_start = rows + (n * g.out_pixels() + oh * g.out_w + ow) * k_padded;
-      E* row = row_start;
-      // Whole 32-byte blocks where they stay inside this row (the rows of other images belong to
-      // other threads); the copies that follow, and the padding written last, cover what they overran.
-      const auto copy = [&](const E* source) {
-        const std::size_t offset = static_cast<std::size_t>(row - row_start) * sizeof(E);
-        if (offset + (run_bytes + 31) / 32 * 32 <= row_bytes) integer_gemm::copy_in_blocks(row, source, run_bytes);
-        else std::memcpy(row, source, run_bytes);
-        row += run;
-      };
-      for (Index ki = 0; ki < g.kernel_h; ++ki) {
-        const E* source = image.data() + ((oh * g.stride_h + ki * g.dilation_h) * wp + ow * g.stride_w) * cg;
-        if (g.dilation_w == 1) copy(source);
-        else
-          for (Index kj = 0; kj < g.kernel_w; ++kj) copy(source + kj * g.dilation_w * cg);
-      }
-      std::fill(row, row_start + k_padded, zero);
+  for (Index pixel = first; pixel < last; ++pixel) {
+    const Index oh = pixel / out_w, ow = pixel % out_w;
+    E* const row_start = rows + (pixel - first) * k_padded;
+    E* row = row_start;
+    for (Index ki = 0; ki < kernel_h; ++ki) {
+      const E* source = image.data() + ((oh * stride_h + ki * dilation_h) * wp + ow * stride_w) * cg;
+      for (Index kj = 0; kj < (dilation_w == 1 ? 1 : kernel_w); ++kj, row += run)
+        integer_gemm::copy_in_blocks(row, source + kj * dilation_w * cg, run_bytes);
     }
+    std::fill(row, row_start + k_padded, zero);  // the padding, which the last copy may have overrun
+  }
 }
 
 template <class Op>
@@ -235,22 +245,34 @@ bit_exact_kernel make_integer_dot_product_kernel(const Op& op, const node& n, co
               s.acc.resize(static_cast<std::size_t>(g.batch * pixels * group_out));
               s.image_pairs.resize(std::max<std::size_t>(s.image_pairs.size(), args.threads));
               s.image_quads.resize(std::max<std::size_t>(s.image_quads.size(), args.threads));
+              s.chunks.resize(std::max<std::size_t>(s.chunks.size(), args.threads));
+              // Patch rows are built and multiplied a chunk at a time that stays in L1 (about
+              // 16 KiB), rather than written out for the whole batch and read back.
+              const Index chunk_rows =
+                  std::max<Index>(1, 16384 / (integer_gemm::round_up(k, 4) * 2) / 12) * 12;
               for (Index group = 0; group < g.groups; ++group) {
-                s.rows.reshape(kind, g.batch * pixels, k);
                 // Each thread takes whole images: their rows, their products, their casts.
                 pool.parallel_for(static_cast<std::size_t>(g.batch), args.threads,
                                   [&](std::size_t first, std::size_t last, std::size_t part) {
                   const auto begin = static_cast<Index>(first), end = static_cast<Index>(last);
+                  integer_gemm::lhs_rows& chunk = s.chunks[part];
+                  chunk.reshape(kind, std::min(chunk_rows, pixels), k);
+                  const integer_gemm::packed_rhs& weights = s.weights[static_cast<std::size_t>(group)];
                   for (Index image = begin; image < end; ++image) {
                     if (kind == integer_gemm::element::uint8_quads)
-                      conv_group_rows(g, group, image, x.data(), x_fmt.frac, s.image_quads[part], s.rows.quads.data(),
-                                      s.rows.k_padded);
+                      conv_image_codes(g, group, image, x.data(), x_fmt.frac, s.image_quads[part]);
                     else
-                      conv_group_rows(g, group, image, x.data(), x_fmt.frac, s.image_pairs[part], s.rows.pairs.data(),
-                                      s.rows.k_padded);
+                      conv_image_codes(g, group, image, x.data(), x_fmt.frac, s.image_pairs[part]);
+                    for (Index p = 0; p < pixels; p += chunk.m) {
+                      const Index count = std::min(chunk.m, pixels - p);
+                      if (kind == integer_gemm::element::uint8_quads)
+                        conv_patch_rows(g, s.image_quads[part], p, p + count, chunk.quads.data(), chunk.k_padded);
+                      else
+                        conv_patch_rows(g, s.image_pairs[part], p, p + count, chunk.pairs.data(), chunk.k_padded);
+                      integer_gemm::multiply(chunk, weights, s.acc.data() + (image * pixels + p) * group_out,
+                                             group_out, 0, count);
+                    }
                   }
-                  integer_gemm::multiply(s.rows, s.weights[static_cast<std::size_t>(group)], s.acc.data(), group_out,
-                                         begin * pixels, end * pixels);
                   for (Index image = begin; image < end; ++image)
                     for (Index o = 0; o < group_out; ++o) {
                       const Index channel = group * group_out + o;

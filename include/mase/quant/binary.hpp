@@ -2,6 +2,7 @@
 // Array quantizers, encoders and decoders for binary, ternary and residual-sign formats.
 // NaN stays NaN in all three.
 
+#include <mase/core/dispatch.hpp>
 #include <mase/format/binary.hpp>
 #include <mase/core/error.hpp>
 
@@ -12,13 +13,20 @@
 
 namespace mase {
 
-inline void quantize(const binary_fmt&, std::span<const float> in, std::span<float> out) {
-  require(in.size() == out.size(), "quantize(binary): input and output sizes differ");
-  for (std::size_t i = 0; i < in.size(); ++i) {
+namespace detail {
+inline void quantize_binary_run(const float* in, float* out, std::size_t n) noexcept {
+  for (std::size_t i = 0; i < n; ++i) {
     const float x = in[i];
     out[i] = x >= 0.0f ? 1.0f : (x < 0.0f ? -1.0f : x);
   }
 }
+}  // namespace detail
+
+inline void quantize(const binary_fmt&, std::span<const float> in, std::span<float> out) {
+  require(in.size() == out.size(), "quantize(binary): input and output sizes differ");
+  dispatch::run<&detail::quantize_binary_run>(in.data(), out.data(), in.size());
+}
+
 
 inline std::uint64_t encode(const binary_fmt& f, float x) {
   require(!std::isnan(x), "encode(binary): NaN has no code");
@@ -52,8 +60,9 @@ inline void quantize_ternary_run(const float* in, float* out, std::size_t n, flo
 inline void quantize(const ternary_fmt& f, std::span<const float> in, std::span<float> out) {
   require(in.size() == out.size(), "quantize(ternary): input and output sizes differ");
   // Same as comparing double(x) with the double threshold, for any threshold.
-  detail::quantize_ternary_run(in.data(), out.data(), in.size(), detail::float_at_or_below(f.threshold));
+  dispatch::run<&detail::quantize_ternary_run>(in.data(), out.data(), in.size(), detail::float_at_or_below(f.threshold));
 }
+
 
 // Two-bit two's complement: 0 -> 0b00, +1 -> 0b01, -1 -> 0b11.
 inline std::uint64_t encode(const ternary_fmt& f, float x) {

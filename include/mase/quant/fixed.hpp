@@ -10,6 +10,7 @@
 // overflow mode (wrap included: an infinite value has no low bits). A zero result may be -0.0
 // for a negative input (two's complement has one zero: it encodes as 0 either way).
 
+#include <mase/core/dispatch.hpp>
 #include <mase/format/fixed.hpp>
 
 #include <cmath>
@@ -85,12 +86,13 @@ inline void quantize(const fixed_fmt& f, std::span<const float> in, std::span<fl
   with_rounding(f.round, [&](auto mode) {
     constexpr rounding R = decltype(mode)::value;
     if (detail::fixed_exact_in_float(f)) {
-      detail::quantize_fixed_kernel<R, float>(in.data(), out.data(), in.size(), f);
+      dispatch::run<&detail::quantize_fixed_kernel<R, float>>(in.data(), out.data(), in.size(), f);
     } else {
-      detail::quantize_fixed_kernel<R, double>(in.data(), out.data(), in.size(), f);
+      dispatch::run<&detail::quantize_fixed_kernel<R, double>>(in.data(), out.data(), in.size(), f);
     }
   });
 }
+
 
 // Compile-time format: the same kernel with every parameter folded.
 template <fixed_fmt F>

@@ -4,6 +4,7 @@
 // there are no ties), flush below the smallest magnitude's lower half-step to ±0, saturate above
 // the largest. NaN stays NaN; ±inf saturates to ±2^emax.
 
+#include <mase/core/dispatch.hpp>
 #include <mase/format/log.hpp>
 #include <mase/core/error.hpp>
 
@@ -57,8 +58,9 @@ inline void quantize_log_run(const float* in, float* out, std::size_t n, int emi
 
 inline void quantize(const log_fmt& f, std::span<const float> in, std::span<float> out) {
   require(in.size() == out.size(), "quantize(log): input and output sizes differ");
-  detail::quantize_log_run(in.data(), out.data(), in.size(), f.emin(), f.emax());
+  dispatch::run<&detail::quantize_log_run>(in.data(), out.data(), in.size(), f.emin(), f.emax());
 }
+
 
 template <log_fmt F>
 void quantize(std::span<const float> in, std::span<float> out) {

@@ -13,6 +13,7 @@
 // Signed zeros and values that round to zero keep their sign. Directed roundings overflow as
 // IEEE 754 says: toward the finite range they give the largest finite value.
 
+#include <mase/core/dispatch.hpp>
 #include <mase/format/minifloat.hpp>
 
 #include <bit>
@@ -152,12 +153,13 @@ inline void quantize(const minifloat_fmt& f, std::span<const float> in, std::spa
   with_rounding(f.round, [&](auto mode) {
     constexpr rounding R = decltype(mode)::value;
     if (detail::minifloat_exact_in_float(f)) {
-      detail::quantize_minifloat_kernel<R, float>(in.data(), out.data(), in.size(), f);
+      dispatch::run<&detail::quantize_minifloat_kernel<R, float>>(in.data(), out.data(), in.size(), f);
     } else {
-      detail::quantize_minifloat_kernel<R, double>(in.data(), out.data(), in.size(), f);
+      dispatch::run<&detail::quantize_minifloat_kernel<R, double>>(in.data(), out.data(), in.size(), f);
     }
   });
 }
+
 
 template <minifloat_fmt F>
 void quantize(std::span<const float> in, std::span<float> out) {

@@ -21,6 +21,7 @@ namespace mase {
 
 MASE_COMPILED_INLINE void quantize(const format& f, std::span<const float> in, std::span<const std::int64_t> shape,
                                    std::span<float> out) {
+  // Each family's quantize chooses its copy at run time (core/dispatch.hpp).
   f.visit([&](const auto& d) {
     if constexpr (elementwise_descriptor<std::remove_cvref_t<decltype(d)>>) {
       quantize(d, in, out);

@@ -41,15 +41,17 @@ using Index = std::ptrdiff_t;
 
 // The instruction sets a product can run on, from the slowest.
 enum class isa : std::uint8_t {
-  portable,  // C++ loops, compiled for the including program's target
-  avx2,      // vpmaddwd on 16-bit pairs
-  avx_vnni,  // vpdpbusd on 8-bit quads, vpdpwssd on 16-bit pairs
+  portable,     // C++ loops, compiled for the including program's target
+  avx2,         // vpmaddwd on 16-bit pairs, 256-bit vectors
+  avx_vnni,     // vpdpbusd on 8-bit quads, vpdpwssd on 16-bit pairs, 256-bit vectors
+  avx512_vnni,  // the same on 512-bit vectors
 };
 
 constexpr std::string_view to_string(isa target) noexcept {
   switch (target) {
     case isa::avx2: return "avx2";
     case isa::avx_vnni: return "avx_vnni";
+    case isa::avx512_vnni: return "avx512_vnni";
     default: return "portable";
   }
 }
@@ -69,6 +71,9 @@ inline bool query_support(isa target) noexcept {
   if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
   const bool avx2 = (ebx & (1u << 5)) != 0;
   if (target == isa::avx2) return avx2;
+  if (target == isa::avx512_vnni)  // AVX512F, AVX512BW, AVX512_VNNI, and the ZMM state enabled
+    return avx2 && (ebx & (1u << 16)) != 0 && (ebx & (1u << 30)) != 0 && (ecx & (1u << 11)) != 0 &&
+           (xcr0_low & 0xE0u) == 0xE0u;
   if (!__get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx)) return false;
   return avx2 && (eax & (1u << 4)) != 0;  // CPUID.(7,1):EAX[4] is AVX-VNNI
 #else
@@ -81,21 +86,22 @@ inline bool query_support(isa target) noexcept {
 // Whether this processor (and its operating system, which must save the AVX registers) runs
 // `target`. Asked of the processor once: cpuid traps to the hypervisor in a virtual machine.
 inline bool supports(isa target) noexcept {
-  static const bool answers[3] = {true, detail::query_support(isa::avx2), detail::query_support(isa::avx_vnni)};
+  static const bool answers[4] = {true, detail::query_support(isa::avx2), detail::query_support(isa::avx_vnni),
+                                  detail::query_support(isa::avx512_vnni)};
   return answers[static_cast<int>(target)];
 }
 
 // Every target this processor runs, from the slowest.
 inline std::vector<isa> supported_isas() {
   std::vector<isa> all;
-  for (isa target : {isa::portable, isa::avx2, isa::avx_vnni})
+  for (isa target : {isa::portable, isa::avx2, isa::avx_vnni, isa::avx512_vnni})
     if (supports(target)) all.push_back(target);
   return all;
 }
 
 namespace detail {
 inline std::atomic<isa>& isa_cap() noexcept {
-  static std::atomic<isa> cap{isa::avx_vnni};
+  static std::atomic<isa> cap{isa::avx512_vnni};
   return cap;
 }
 }  // namespace detail
@@ -106,9 +112,10 @@ inline isa limit_isa(isa most) noexcept { return detail::isa_cap().exchange(most
 
 // The fastest target this processor runs, within the cap.
 inline isa best_isa() noexcept {
-  static const isa detected =
-      supports(isa::avx_vnni) ? isa::avx_vnni : supports(isa::avx2) ? isa::avx2 : isa::portable;
-  return std::min(detected, detail::isa_cap().load());
+  const isa cap = detail::isa_cap().load();
+  for (isa target : {isa::avx512_vnni, isa::avx_vnni, isa::avx2})
+    if (target <= cap && supports(target)) return target;
+  return isa::portable;
 }
 
 // How the codes are stored: 16-bit, in pairs along k; or, for 8-bit codes on avx_vnni, bytes in
@@ -116,16 +123,18 @@ inline isa best_isa() noexcept {
 enum class element : std::uint8_t { int16_pairs, uint8_quads };
 
 constexpr element element_for(isa target, int a_bits, int b_bits) noexcept {
-  return target == isa::avx_vnni && a_bits <= 8 && b_bits <= 8 ? element::uint8_quads : element::int16_pairs;
+  return (target == isa::avx_vnni || target == isa::avx512_vnni) && a_bits <= 8 && b_bits <= 8 ? element::uint8_quads
+                                                                                                 : element::int16_pairs;
 }
 constexpr Index k_group(element kind) noexcept { return kind == element::uint8_quads ? 4 : 2; }
 constexpr Index round_up(Index v, Index to) noexcept { return (v + to - 1) / to * to; }
 
-// Columns of B per panel: two vectors of eight int32 results.
+// Columns of B per panel: two 256-bit vectors of eight int32 results, or one 512-bit vector.
 inline constexpr Index panel_width = 16;
 // Rows of A per register block: 6 × 2 accumulators, two B vectors and one broadcast fit the 16
-// vector registers of AVX2.
+// vector registers of AVX2; with AVX-512, 12 accumulators of one vector each.
 inline constexpr Index block_rows = 6;
+inline constexpr Index block_rows_512 = 12;
 inline constexpr std::uint8_t uint8_offset = 128;
 
 // B[n][k] (n < N, k < K) arranged for one target: panels of 16 columns, in each panel the k
@@ -365,6 +374,37 @@ __attribute__((target("avx2,avxvnni"))) inline void block_vnni_quads(const std::
 
 #undef MASE_STORE_BLOCK
 
+// AVX-512 VNNI: one 512-bit accumulator holds a row's 16 results; the panel layout is the same
+// (a group of 16 columns is 64 bytes), so each step loads one vector of B.
+template <int rows, bool quads>
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) inline void block_512(const void* a, Index lda_bytes,
+                                                                            const void* panel, Index groups,
+                                                                            std::int32_t* c, Index ldc, Index columns,
+                                                                            const std::int32_t* correction) {
+  const auto* a_bytes = static_cast<const unsigned char*>(a);
+  const auto* b_bytes = static_cast<const unsigned char*>(panel);
+  constexpr Index group_bytes = quads ? 4 : 4;  // four bytes of A per 32-bit lane either way
+  __m512i acc[rows];
+#pragma GCC unroll 12
+  for (int r = 0; r < rows; ++r) acc[r] = _mm512_setzero_si512();
+  for (Index g = 0; g < groups; ++g) {
+    const __m512i b = _mm512_loadu_si512(b_bytes + g * 64);
+#pragma GCC unroll 12
+    for (int r = 0; r < rows; ++r) {
+      const __m512i group = _mm512_set1_epi32(load_group(a_bytes + r * lda_bytes + g * group_bytes));
+      if constexpr (quads) acc[r] = _mm512_dpbusd_epi32(acc[r], group, b);
+      else acc[r] = _mm512_dpwssd_epi32(acc[r], group, b);
+    }
+  }
+  const __mmask16 keep = static_cast<__mmask16>((1u << columns) - 1u);
+#pragma GCC unroll 12
+  for (int r = 0; r < rows; ++r) {
+    __m512i v = acc[r];
+    if (correction != nullptr) v = _mm512_sub_epi32(v, _mm512_loadu_si512(correction));
+    _mm512_mask_storeu_epi32(c + r * ldc, keep, v);
+  }
+}
+
 #endif  // MASE_INTEGER_GEMM_X86
 
 // Runs BLOCK(rows) over the row blocks of rows [first, last) of a panel: whole blocks, then the rest.
@@ -440,6 +480,46 @@ __attribute__((target("avx2,avxvnni"))) inline void multiply_avx_vnni(const lhs_
   }
 }
 
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) inline void multiply_avx512_vnni(const lhs_rows& a,
+                                                                                        const packed_rhs& b,
+                                                                                        std::int32_t* c, Index ldc,
+                                                                                        Index first, Index last) {
+  const bool quads = b.kind == element::uint8_quads;
+  const Index groups = b.k_padded / k_group(b.kind);
+  const Index element_bytes = quads ? 1 : 2;
+  const auto* rows = quads ? static_cast<const void*>(a.quads.data()) : static_cast<const void*>(a.pairs.data());
+  const auto* panels = quads ? static_cast<const void*>(b.quads.data()) : static_cast<const void*>(b.pairs.data());
+  for (Index p = 0; p < b.panels(); ++p) {
+    const Index columns = std::min(panel_width, b.n - p * panel_width);
+    std::int32_t* c_panel = c + p * panel_width;
+    const void* panel = static_cast<const unsigned char*>(panels) + p * panel_width * b.k_padded * element_bytes;
+    const std::int32_t* correction = quads ? b.correction.data() + p * panel_width : nullptr;
+    const auto block = [&]<int R>(Index row) {
+      const void* a_rows = static_cast<const unsigned char*>(rows) + row * a.k_padded * element_bytes;
+      if (quads)
+        block_512<R, true>(a_rows, a.k_padded, panel, groups, c_panel + row * ldc, ldc, columns, correction);
+      else
+        block_512<R, false>(a_rows, a.k_padded * 2, panel, groups, c_panel + row * ldc, ldc, columns, nullptr);
+    };
+    Index row = first;
+    for (; row + block_rows_512 <= last; row += block_rows_512) block.template operator()<12>(row);
+    switch (last - row) {
+      case 11: block.template operator()<11>(row); break;
+      case 10: block.template operator()<10>(row); break;
+      case 9: block.template operator()<9>(row); break;
+      case 8: block.template operator()<8>(row); break;
+      case 7: block.template operator()<7>(row); break;
+      case 6: block.template operator()<6>(row); break;
+      case 5: block.template operator()<5>(row); break;
+      case 4: block.template operator()<4>(row); break;
+      case 3: block.template operator()<3>(row); break;
+      case 2: block.template operator()<2>(row); break;
+      case 1: block.template operator()<1>(row); break;
+      default: break;
+    }
+  }
+}
+
 #endif  // MASE_INTEGER_GEMM_X86
 
 #undef MASE_FOR_ROW_BLOCKS
@@ -455,6 +535,7 @@ inline void multiply(const lhs_rows& a, const packed_rhs& b, std::int32_t* c, In
     throw error("integer_gemm::multiply: the operands were laid out for different products or for a target this "
                 "processor lacks; lay both out with the same target and widths");
 #if MASE_INTEGER_GEMM_X86
+  if (b.target == isa::avx512_vnni) return detail::multiply_avx512_vnni(a, b, c, ldc, first, last);
   if (b.target == isa::avx_vnni) return detail::multiply_avx_vnni(a, b, c, ldc, first, last);
   if (b.target == isa::avx2) return detail::multiply_avx2(a, b, c, ldc, first, last);
 #endif

@@ -330,9 +330,9 @@ inline void conv_register_block(const conv_geometry& g, const T* image, const In
   }
 }
 
-template <class T, int vectors, int pixels>
+template <class T, int vectors, int pixels, class AfterImage>
 void convolve_blocked(const conv_geometry& g, const T* x, const T* w, const T* bias, T* y, T* scratch,
-                      std::size_t threads) {
+                      std::size_t threads, const AfterImage& after_image) {
   using blocking = conv_blocking<T>;
   constexpr Index block = vectors * blocking::lanes;
   const Index patch = g.patch();
@@ -391,6 +391,7 @@ void convolve_blocked(const conv_geometry& g, const T* x, const T* w, const T* b
         }
       }
     }
+    after_image(n);
   }
   });
 }
@@ -457,9 +458,9 @@ bool pixel_blocked(const conv_geometry& g) noexcept {
   return lanes_of<T> > 1 && g.group_out() <= lanes_of<T> && g.stride_w == 1 && g.out_w >= lanes_of<T>;
 }
 
-template <class T>
+template <class T, class AfterImage>
 void convolve_pixels(const conv_geometry& g, const T* x, const T* w, const T* bias, T* y, T* images,
-                     std::size_t threads) {
+                     std::size_t threads, const AfterImage& after_image) {
   constexpr Index lanes = lanes_of<T>;
   const Index group_out = g.group_out();
   const Index patch = g.patch();
@@ -505,6 +506,7 @@ void convolve_pixels(const conv_geometry& g, const T* x, const T* w, const T* bi
         }
       }
     }
+    after_image(n);
   }
   });
 }
@@ -512,19 +514,28 @@ void convolve_pixels(const conv_geometry& g, const T* x, const T* w, const T* bi
 // y = conv(x, w) (+ bias[O] on every pixel of channel O when bias is not null). `scratch` is
 // grown to conv_blocking<T>::scratch_size when smaller, never shrunk (regrowing would zero-fill
 // it on every run).
-// The threads split the batch's images.
-template <class T>
+// Calls nothing after an image: the default of convolve's after_image.
+struct no_image_step {
+  void operator()(Index) const noexcept {}
+};
+
+// The threads split the batch's images. after_image(n) runs on image n's results as soon as they
+// are complete, while they are still in cache (on the thread that computed them).
+template <class T, class AfterImage = no_image_step>
 void convolve(const conv_geometry& g, const T* x, const T* w, const T* bias, T* y, std::vector<T>& scratch,
-              std::size_t threads = 1) {
+              std::size_t threads = 1, const AfterImage& after_image = {}) {
   using blocking = conv_blocking<T>;
   threads = std::max<std::size_t>(1, std::min<std::size_t>(threads, static_cast<std::size_t>(g.batch)));
   if (scratch.size() < blocking::scratch_size(g, threads)) scratch.resize(blocking::scratch_size(g, threads));
   if (pixel_blocked<T>(g))
-    convolve_pixels<T>(g, x, w, bias, y, scratch.data() + blocking::weights_size(g) + blocking::bias_size(g), threads);
+    convolve_pixels<T>(g, x, w, bias, y, scratch.data() + blocking::weights_size(g) + blocking::bias_size(g), threads,
+                       after_image);
   else if (blocking::wide(g))
-    convolve_blocked<T, blocking::wide_vectors, blocking::wide_pixels>(g, x, w, bias, y, scratch.data(), threads);
+    convolve_blocked<T, blocking::wide_vectors, blocking::wide_pixels>(g, x, w, bias, y, scratch.data(), threads,
+                                                                       after_image);
   else
-    convolve_blocked<T, blocking::narrow_vectors, blocking::narrow_pixels>(g, x, w, bias, y, scratch.data(), threads);
+    convolve_blocked<T, blocking::narrow_vectors, blocking::narrow_pixels>(g, x, w, bias, y, scratch.data(), threads,
+                                                                           after_image);
 }
 
 }  // namespace linear_algebra_detail
@@ -544,21 +555,21 @@ void linear_product(const T* x, Eigen::Index rows, Eigen::Index in, const T* w, 
 
 // conv1d without bias: x [N, C, L] or [C, L], w [O, C/groups, k], y of the op's result shape.
 // `scratch` holds transposed weights and a zero-bordered image; it is grown when too small and
-// never shrunk.
-template <class T>
+// never shrunk. after_image(n) runs on image n's results once they are complete.
+template <class T, class AfterImage = linear_algebra_detail::no_image_step>
 void conv1d_product(const op::conv1d& op, const T* x, const shape& x_shape, const T* w, T* y, const shape& y_shape,
-                    std::vector<T>& scratch, std::size_t threads = 1) {
+                    std::vector<T>& scratch, std::size_t threads = 1, const AfterImage& after_image = {}) {
   linear_algebra_detail::convolve<T>(linear_algebra_detail::geometry(op, x_shape, y_shape), x, w, nullptr, y, scratch,
-                                     threads);
+                                     threads, after_image);
 }
 
 // conv2d without bias: x [N, C, H, W] or [C, H, W], w [O, C/groups, kH, kW], y of the op's
 // result shape. `scratch` as for conv1d_product.
-template <class T>
+template <class T, class AfterImage = linear_algebra_detail::no_image_step>
 void conv2d_product(const op::conv2d& op, const T* x, const shape& x_shape, const T* w, T* y, const shape& y_shape,
-                    std::vector<T>& scratch, std::size_t threads = 1) {
+                    std::vector<T>& scratch, std::size_t threads = 1, const AfterImage& after_image = {}) {
   linear_algebra_detail::convolve<T>(linear_algebra_detail::geometry(op, x_shape, y_shape), x, w, nullptr, y, scratch,
-                                     threads);
+                                     threads, after_image);
 }
 
 // torch.matmul: a 1-D left operand is a row and a 1-D right operand a column (their dimension is

@@ -1,0 +1,83 @@
+#pragma once
+// Run-time dispatch of hot loops, for a header-only library compiled with its users' flags.
+//
+// The element-wise quantizers' loops are written so that the compiler vectorises them, but
+// CMake's default build (-O2 for the x86-64 baseline) gets none of that from GCC 12: its -O2 cost
+// model vectorises no loop of unknown length, and without SSE4.1 every rounding is a library
+// call. So with GCC on x86-64 each kernel passed to dispatch::run is compiled a second time, for
+// x86-64-v3 (AVX2, FMA, SSE4.1, BMI2) with -O3's vectoriser and everything it calls inlined,
+// and a call on a processor that runs x86-64-v3 takes that copy. Both copies compile the same
+// function, so they compute the same rule in the same order; tests/quant/test_dispatch.cpp
+// checks them against each other bit for bit. -DMASE_NO_DISPATCH turns the second copy off;
+// other compilers build one copy.
+//
+// The block formats are not dispatched yet: flattening their block loops into one function
+// multiplies the unit's compile time by nine, and without it GCC leaves their inner loops out
+// of line, at the baseline.
+
+#include <atomic>
+#include <cstdint>
+#include <string_view>
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(MASE_NO_DISPATCH)
+#define MASE_DISPATCH 1
+#define MASE_TARGET_X86_64_V3 __attribute__((target("arch=x86-64-v3"), optimize("O3")))
+#define MASE_FLATTEN __attribute__((flatten))
+#else
+#define MASE_FLATTEN
+#define MASE_DISPATCH 0
+#define MASE_TARGET_X86_64_V3
+#endif
+
+namespace mase::dispatch {
+
+// The copies a dispatched function has, from the baseline up.
+enum class target : std::uint8_t { baseline, x86_64_v3 };
+
+constexpr std::string_view to_string(target t) noexcept { return t == target::x86_64_v3 ? "x86-64-v3" : "baseline"; }
+
+// Whether this build has the copy and this processor runs it.
+inline bool supports(target t) noexcept {
+  if (t == target::baseline) return true;
+#if MASE_DISPATCH
+  static const bool runs = __builtin_cpu_supports("x86-64-v3");
+  return runs;
+#else
+  return false;
+#endif
+}
+
+namespace detail {
+inline std::atomic<target>& cap() noexcept {
+  static std::atomic<target> most{target::x86_64_v3};
+  return most;
+}
+}  // namespace detail
+
+// Caps the copy that dispatched functions take from now on (to test or measure each copy on one
+// machine); returns the previous cap.
+inline target limit(target most) noexcept { return detail::cap().exchange(most); }
+
+// The copy a dispatched function takes.
+inline target chosen() noexcept {
+  return supports(target::x86_64_v3) && detail::cap().load(std::memory_order_relaxed) >= target::x86_64_v3
+             ? target::x86_64_v3
+             : target::baseline;
+}
+
+// The second copy of Kernel: Kernel and everything it calls inlined into one function compiled for
+// x86-64-v3 (flatten), so keep Kernel to the loops themselves.
+template <auto Kernel, class... Args>
+MASE_TARGET_X86_64_V3 MASE_FLATTEN void run_x86_64_v3(Args... args) {
+  Kernel(args...);
+}
+
+// Calls Kernel(args...) in the copy chosen() names.
+template <auto Kernel, class... Args>
+inline void run(Args... args) {
+  if (chosen() == target::x86_64_v3) return run_x86_64_v3<Kernel>(args...);
+  Kernel(args...);
+}
+
+}  // namespace mase::dispatch
+
