@@ -14,6 +14,8 @@
 #include <condition_variable>
 #include <cstddef>
 #include <exception>
+#include <memory>
+#include <type_traits>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -57,8 +59,10 @@ public:
       if (count > 0) body(std::size_t{0}, count, std::size_t{0});
       return;
     }
-    job_ = {&body, [](void* b, std::size_t begin, std::size_t end, std::size_t part) {
-              (*static_cast<Body*>(b))(begin, end, part);
+    using Fn = std::remove_reference_t<Body>;  // const for a const lambda
+    job_ = {static_cast<const void*>(std::addressof(body)), [](const void* b, std::size_t begin, std::size_t end,
+                                                               std::size_t part) {
+              (*static_cast<Fn*>(const_cast<void*>(b)))(begin, end, part);
             }};
     count_ = count;
     parts_ = parts;
@@ -79,10 +83,18 @@ public:
     if (error_) std::rethrow_exception(error_);
   }
 
+  // parallel_for over element ranges of at least `grain` elements (fewer threads for small
+  // counts, where waking another thread would cost more than it saves).
+  template <class Body>
+  void parallel_chunks(std::size_t count, std::size_t threads, std::size_t grain, Body&& body) {
+    const std::size_t useful = std::max<std::size_t>(1, count / std::max<std::size_t>(grain, 1));
+    parallel_for(count, std::min(threads, useful), body);
+  }
+
 private:
   struct job {
-    void* body = nullptr;
-    void (*call)(void*, std::size_t, std::size_t, std::size_t) = nullptr;
+    const void* body = nullptr;
+    void (*call)(const void*, std::size_t, std::size_t, std::size_t) = nullptr;
   };
 
   // Waking a sleeping thread costs tens of microseconds (more in a virtual machine), as much as

@@ -26,6 +26,7 @@
 // significand, double when it fits 53 bits, int64 beyond. The GEMM then runs on Eigen at that
 // type; with exact partial sums the summation order cannot change the result.
 
+#include <mase/core/thread_pool.hpp>
 #include <mase/eval/fixed_functions.hpp>
 #include <mase/eval/fixed_rules.hpp>
 #include <mase/core/tensor_eigen.hpp>
@@ -335,11 +336,15 @@ inline bit_exact_kernel make_lookup_kernel(const node& n, const fixed_lowering& 
                             const tensor& v = args.input(0);
                             tensor& y = args.output(0);
                             const float* entries = table->data();
-                            for (std::size_t i = 0; i < y.size(); ++i) {
-                              // Inputs are exact codes (the evaluator casts them); the clamp only guards the index.
-                              const std::int64_t c = std::clamp<std::int64_t>(scale.code(v.data()[i]), range.lo, range.hi);
-                              y.data()[i] = entries[c - range.lo];
-                            }
+                            thread_pool::shared().parallel_chunks(
+                                y.size(), args.threads, parallel_grain, [&](std::size_t first, std::size_t last, std::size_t) {
+                                  for (std::size_t i = first; i < last; ++i) {
+                                    // Inputs are exact codes (the evaluator casts them); the clamp only guards the index.
+                                    const std::int64_t c =
+                                        std::clamp<std::int64_t>(scale.code(v.data()[i]), range.lo, range.hi);
+                                    y.data()[i] = entries[c - range.lo];
+                                  }
+                                });
                           }};
 }
 
@@ -348,7 +353,8 @@ inline bit_exact_kernel make_lookup_kernel(const node& n, const fixed_lowering& 
 template <class Rule>
 bit_exact_kernel make_row_kernel(std::string description, std::shared_ptr<const Rule> rule, const fixed_fmt& in,
                                  const fixed_fmt& out) {
-  auto rows = std::make_shared<std::vector<std::int64_t>>();  // one row in, one out: kept between runs
+  // One row in and one out for each thread, kept between runs.
+  auto rows = std::make_shared<std::vector<std::vector<std::int64_t>>>();
   return bit_exact_kernel{std::move(description), [rule, rows, in = code_scale(in.frac),
                                                    out = code_scale(out.frac)](const kernel_args& args) {
                             const tensor& v = args.input(0);
@@ -356,13 +362,20 @@ bit_exact_kernel make_row_kernel(std::string description, std::shared_ptr<const 
                             const auto row = static_cast<std::size_t>(rule->row_length);
                             require(row > 0 && v.size() % row == 0,
                                     "bit-exact: {} values do not split into rows of {}", v.size(), row);
-                            rows->resize(2 * row);
-                            const std::span<std::int64_t> x(rows->data(), row), r(rows->data() + row, row);
-                            for (std::size_t start = 0; start + row <= v.size(); start += row) {
-                              for (std::size_t i = 0; i < row; ++i) x[i] = in.code(v.data()[start + i]);
-                              rule->run(x, r);
-                              for (std::size_t i = 0; i < row; ++i) y.data()[start + i] = out.value(r[i]);
-                            }
+                            rows->resize(std::max(rows->size(), args.threads));
+                            // The threads split the rows.
+                            thread_pool::shared().parallel_chunks(
+                                v.size() / row, args.threads, std::max<std::size_t>(1, parallel_grain / row / 4),
+                                [&](std::size_t first, std::size_t last, std::size_t part) {
+                                  std::vector<std::int64_t>& buffer = (*rows)[part];
+                                  buffer.resize(2 * row);
+                                  const std::span<std::int64_t> x(buffer.data(), row), r(buffer.data() + row, row);
+                                  for (std::size_t start = first * row; start < last * row; start += row) {
+                                    for (std::size_t i = 0; i < row; ++i) x[i] = in.code(v.data()[start + i]);
+                                    rule->run(x, r);
+                                    for (std::size_t i = 0; i < row; ++i) y.data()[start + i] = out.value(r[i]);
+                                  }
+                                });
                           }};
 }
 

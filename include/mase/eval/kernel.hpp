@@ -22,6 +22,9 @@
 
 namespace mase::eval {
 
+// Elements below which splitting an element-wise loop between threads costs more than it saves.
+inline constexpr std::size_t parallel_grain = 16384;
+
 struct kernel_args {
   // The node's inputs in order. For an op that takes all results of its input (getitem), every
   // result of that one input.
