@@ -27,16 +27,6 @@ namespace {
 
 using namespace mase;
 
-tensor random_input(const shape& s, std::uint64_t seed) {
-  tensor t(s);
-  std::uint64_t state = seed;
-  for (float& v : t.values()) {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    v = static_cast<float>(state >> 40) * 0x1p-24f * 2.0f - 1.0f;
-  }
-  return t;
-}
-
 // The shapes, formats and quantized graph of one model.
 struct model_case {
   graph float_graph;
@@ -44,17 +34,8 @@ struct model_case {
   tensor input;
 };
 
-// 8-bit fixed point for every quantizable node: data_in / weight / bias / data_out of width 8,
-// 4 fraction bits for activations and 6 for parameters (the demo picks fractions from
-// profiled ranges; for speed only the widths matter).
-quantize_config eight_bit_config() {
-  quant_config c{{"name", std::string("fixed")},
-                 {"data_in_width", std::int64_t{8}},  {"data_in_frac_width", std::int64_t{4}},
-                 {"weight_width", std::int64_t{8}},   {"weight_frac_width", std::int64_t{6}},
-                 {"bias_width", std::int64_t{8}},     {"bias_frac_width", std::int64_t{6}},
-                 {"data_out_width", std::int64_t{8}}, {"data_out_frac_width", std::int64_t{4}}};
-  return quantize_config{.by = quantize_by::type, .default_config = c};
-}
+using reference_models::eight_bit_config;
+using reference_models::random_input;
 
 model_case make_case(graph g, const shape& input_shape) {
   model_case m;

@@ -12,6 +12,8 @@
 // Shapes: the MLP's first layer (64 × 784 → 256), the encoder's FFN (256 × 128 → 512) and
 // LeNet's second convolution as a GEMM (64 images × 100 pixels, 150 taps → 16 channels).
 
+#include "reference_models.hpp"
+
 #include <mase/core/tensor_eigen.hpp>
 #include <mase/eval/evaluator.hpp>
 #include <mase/eval/kernels/integer_gemm.hpp>
@@ -91,13 +93,7 @@ void mase_int8_layer(benchmark::State& state) {
   builder bld(5);
   auto x = bld.input("x", {s.m, s.k});
   auto fc = bld.add("fc", op::linear{.in_features = s.k, .out_features = s.n}, x);
-  quant_config c{{"name", std::string("fixed")},
-                 {"data_in_width", std::int64_t{8}},  {"data_in_frac_width", std::int64_t{4}},
-                 {"weight_width", std::int64_t{8}},   {"weight_frac_width", std::int64_t{6}},
-                 {"bias_width", std::int64_t{8}},     {"bias_frac_width", std::int64_t{6}},
-                 {"data_out_width", std::int64_t{8}}, {"data_out_frac_width", std::int64_t{4}}};
-  const graph g = bld.output(fc) | init_metadata | add_common_metadata |
-                  quantize(quantize_config{.by = quantize_by::type, .default_config = c});
+  const graph g = bld.output(fc) | init_metadata | add_common_metadata | quantize(reference_models::eight_bit_config());
   evaluator ev(g, eval_mode::bit_exact);
   ev.set_threads(1);
   tensor input({s.m, s.k});

@@ -4,6 +4,7 @@
 // same architectures in PyTorch for the baseline figures.
 
 #include <mase/ir/builder.hpp>
+#include <mase/pass/quantize.hpp>
 
 #include <cstdint>
 #include <string>
@@ -79,6 +80,29 @@ inline graph encoder(std::int64_t batch, encoder_config c = {}, std::uint64_t se
     h = b.add(p + "norm2", op::layer_norm{.normalized_shape = {c.hidden}}, r2);
   }
   return b.output(h);
+}
+
+// Values uniform in [-1, 1) from a fixed seed (a 64-bit LCG): the models' inputs.
+inline tensor random_input(const shape& s, std::uint64_t seed) {
+  tensor t(s);
+  std::uint64_t state = seed;
+  for (float& v : t.values()) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    v = static_cast<float>(state >> 40) * 0x1p-24f * 2.0f - 1.0f;
+  }
+  return t;
+}
+
+// 8-bit fixed point for every quantizable node: data_in / weight / bias / data_out of width 8,
+// 4 fraction bits for activations and 6 for parameters (the demo picks fractions from
+// profiled ranges; for speed only the widths matter).
+inline quantize_config eight_bit_config() {
+  quant_config c{{"name", std::string("fixed")},
+                 {"data_in_width", std::int64_t{8}},  {"data_in_frac_width", std::int64_t{4}},
+                 {"weight_width", std::int64_t{8}},   {"weight_frac_width", std::int64_t{6}},
+                 {"bias_width", std::int64_t{8}},     {"bias_frac_width", std::int64_t{6}},
+                 {"data_out_width", std::int64_t{8}}, {"data_out_frac_width", std::int64_t{4}}};
+  return quantize_config{.by = quantize_by::type, .default_config = c};
 }
 
 }  // namespace mase::reference_models

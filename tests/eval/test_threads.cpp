@@ -17,29 +17,6 @@
 
 using namespace mase;
 
-namespace {
-
-tensor random_input(const shape& s, std::uint64_t seed) {
-  tensor t(s);
-  std::uint64_t state = seed;
-  for (float& v : t.values()) {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    v = static_cast<float>(state >> 40) * 0x1p-24f * 2.0f - 1.0f;
-  }
-  return t;
-}
-
-quantize_config eight_bit() {
-  quant_config c{{"name", std::string("fixed")},
-                 {"data_in_width", std::int64_t{8}},  {"data_in_frac_width", std::int64_t{4}},
-                 {"weight_width", std::int64_t{8}},   {"weight_frac_width", std::int64_t{6}},
-                 {"bias_width", std::int64_t{8}},     {"bias_frac_width", std::int64_t{6}},
-                 {"data_out_width", std::int64_t{8}}, {"data_out_frac_width", std::int64_t{4}}};
-  return quantize_config{.by = quantize_by::type, .default_config = c};
-}
-
-}  // namespace
-
 TEST_CASE("evaluation on several threads gives the results of one thread, bit for bit", "[threads]") {
   struct model {
     const char* name;
@@ -52,8 +29,8 @@ TEST_CASE("evaluation on several threads gives the results of one thread, bit fo
   models.push_back({"lenet", reference_models::lenet5(7), {7, 1, 28, 28}});
   models.push_back({"encoder", reference_models::encoder(3), {3, 32, 128}});
   for (model& m : models) {
-    const graph quantized = m.g | init_metadata | add_common_metadata | quantize(eight_bit());
-    const tensor x = random_input(m.input, 17);
+    const graph quantized = m.g | init_metadata | add_common_metadata | quantize(reference_models::eight_bit_config());
+    const tensor x = reference_models::random_input(m.input, 17);
     for (const eval_mode mode : {eval_mode::float32, eval_mode::fake_quant, eval_mode::bit_exact}) {
       DYNAMIC_SECTION(m.name << ", " << to_string(mode)) {
         const graph& g = mode == eval_mode::float32 ? m.g : quantized;
