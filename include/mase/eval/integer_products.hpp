@@ -166,27 +166,25 @@ void conv_image_codes(const linear_algebra_detail::conv_geometry& g, Index group
 }
 
 // The patch rows of output pixels [first, last) of an image whose codes conv_image_codes wrote, into
-// rows [0, last − first) of `rows` (an lhs_rows' storage: the copies may run 31 bytes past a row,
+// rows [0, last − first) of `rows` (whose storage holds E: the copies may run 31 bytes past a row,
 // into the next row, written afterwards, or into the slack after the last).
 template <class E>
 void conv_patch_rows(const linear_algebra_detail::conv_geometry& g, const std::vector<E>& image, Index first,
-                     Index last, E* rows, Index k_padded) {
+                     Index last, integer_gemm::lhs_rows& rows) {
   const Index cg = g.group_in(), wp = g.padded_w(), out_w = g.out_w;
   const Index kernel_h = g.kernel_h, kernel_w = g.kernel_w, stride_h = g.stride_h, stride_w = g.stride_w;
   const Index dilation_h = g.dilation_h, dilation_w = g.dilation_w;
-  const auto zero = static_cast<E>(stored_offset<E>());
   const Index run = dilation_w == 1 ? kernel_w * cg : cg;  // contiguous codes per copy
   const auto run_bytes = static_cast<std::size_t>(run) * sizeof(E);
   for (Index pixel = first; pixel < last; ++pixel) {
     const Index oh = pixel / out_w, ow = pixel % out_w;
-    E* const row_start = rows + (pixel - first) * k_padded;
-    E* row = row_start;
+    E* row = rows.row_data<E>(pixel - first);
     for (Index ki = 0; ki < kernel_h; ++ki) {
       const E* source = image.data() + ((oh * stride_h + ki * dilation_h) * wp + ow * stride_w) * cg;
       for (Index kj = 0; kj < (dilation_w == 1 ? 1 : kernel_w); ++kj, row += run)
         integer_gemm::copy_in_blocks(row, source + kj * dilation_w * cg, run_bytes);
     }
-    std::fill(row, row_start + k_padded, zero);  // the padding, which the last copy may have overrun
+    rows.clear_padding(pixel - first);  // which the last copy may have overrun
   }
 }
 
@@ -266,9 +264,9 @@ bit_exact_kernel make_integer_dot_product_kernel(const Op& op, const node& n, co
                     for (Index p = 0; p < pixels; p += chunk.m) {
                       const Index count = std::min(chunk.m, pixels - p);
                       if (kind == integer_gemm::element::uint8_quads)
-                        conv_patch_rows(g, s.image_quads[part], p, p + count, chunk.quads.data(), chunk.k_padded);
+                        conv_patch_rows(g, s.image_quads[part], p, p + count, chunk);
                       else
-                        conv_patch_rows(g, s.image_pairs[part], p, p + count, chunk.pairs.data(), chunk.k_padded);
+                        conv_patch_rows(g, s.image_pairs[part], p, p + count, chunk);
                       integer_gemm::multiply(chunk, weights, s.acc.data() + (image * pixels + p) * group_out,
                                              group_out, 0, count);
                     }
