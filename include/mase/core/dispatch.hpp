@@ -17,24 +17,20 @@
 
 #include <atomic>
 #include <cstdint>
-#include <string_view>
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(MASE_NO_DISPATCH)
 #define MASE_DISPATCH 1
-#define MASE_TARGET_X86_64_V3 __attribute__((target("arch=x86-64-v3"), optimize("O3")))
-#define MASE_FLATTEN __attribute__((flatten))
+// The second copy: x86-64-v3, -O3's vectoriser, everything the kernel calls inlined.
+#define MASE_X86_64_V3_COPY __attribute__((target("arch=x86-64-v3"), optimize("O3"), flatten))
 #else
-#define MASE_FLATTEN
 #define MASE_DISPATCH 0
-#define MASE_TARGET_X86_64_V3
+#define MASE_X86_64_V3_COPY
 #endif
 
 namespace mase::dispatch {
 
 // The copies a dispatched function has, from the baseline up.
 enum class target : std::uint8_t { baseline, x86_64_v3 };
-
-constexpr std::string_view to_string(target t) noexcept { return t == target::x86_64_v3 ? "x86-64-v3" : "baseline"; }
 
 // Whether this build has the copy and this processor runs it.
 inline bool supports(target t) noexcept {
@@ -68,7 +64,7 @@ inline target chosen() noexcept {
 // The second copy of Kernel: Kernel and everything it calls inlined into one function compiled for
 // x86-64-v3 (flatten), so keep Kernel to the loops themselves.
 template <auto Kernel, class... Args>
-MASE_TARGET_X86_64_V3 MASE_FLATTEN void run_x86_64_v3(Args... args) {
+MASE_X86_64_V3_COPY void run_x86_64_v3(Args... args) {
   Kernel(args...);
 }
 
