@@ -9,6 +9,7 @@
 
 #include "reference_models.hpp"
 
+#include <mase/core/dispatch.hpp>
 #include <mase/eval/evaluator.hpp>
 #include <mase/pass/add_common_metadata.hpp>
 #include <mase/pass/init_metadata.hpp>
@@ -16,6 +17,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include <array>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -55,6 +58,12 @@ const model_case& lenet() {
 }
 const model_case& encoder() {
   static const model_case m = make_case(reference_models::encoder(8), {8, 32, 128});
+  return m;
+}
+// torchvision's resnet18 on one 224×224 image (float only: 11.7 M random weights, built here).
+const model_case& resnet18() {
+  static const model_case m{.float_graph = reference_models::resnet18(1, 224), .quantized_graph = {},
+                            .input = random_input({1, 3, 224, 224}, 42)};
   return m;
 }
 
@@ -184,6 +193,86 @@ void run_evaluator(benchmark::State& state, const model_case& m, eval_mode mode,
   for (auto _ : state) benchmark::DoNotOptimize(ev.run(m.input).data());
 }
 
+// resnet18's convolutions: their time in the evaluator's run (an observer stamps each node's end)
+// and their GFLOP/s (2 per multiply-accumulate), by stage, beside one core's FMA peak (bm_fma_peak).
+void bm_resnet18_convolutions(benchmark::State& state) {
+  const model_case& m = resnet18();
+  const graph& g = m.float_graph;
+  evaluator ev(g);
+  ev.set_threads(1);
+  ev.run(m.input);
+  // Stage of each convolution (conv1 is stage 0, layerN_… stage N) and its multiply-accumulates.
+  std::vector<int> stage(g.id_bound(), -1);
+  std::vector<double> macs(g.id_bound(), 0.0);
+  for (node_id id : g.order()) {
+    const node& n = g[id];
+    if (!n.is<op::conv2d>()) continue;
+    const shape& w = n.parameters.at("weight").shape();
+    macs[id.index] = static_cast<double>(ev.results(id)[0]->size()) * static_cast<double>(w[1] * w[2] * w[3]);
+    stage[id.index] = n.name.rfind("layer", 0) == 0 ? n.name[5] - '0' : 0;
+  }
+  std::array<double, 5> seconds{}, flops{};
+  for (auto _ : state) {
+    auto last = std::chrono::steady_clock::now();
+    ev.run_with(m.input, [&](const node_run& r) {
+      const auto now = std::chrono::steady_clock::now();
+      if (const int s = stage[r.id.index]; s >= 0) {
+        seconds[static_cast<std::size_t>(s)] += std::chrono::duration<double>(now - last).count();
+        flops[static_cast<std::size_t>(s)] += 2 * macs[r.id.index];
+      }
+      last = now;
+    });
+  }
+  double all_seconds = 0, all_flops = 0;
+  for (std::size_t s = 0; s < seconds.size(); ++s) {
+    state.counters[s == 0 ? "conv1_GFLOPs" : "layer" + std::to_string(s) + "_GFLOPs"] = flops[s] / seconds[s] * 1e-9;
+    all_seconds += seconds[s];
+    all_flops += flops[s];
+  }
+  state.counters["conv_GFLOPs"] = all_flops / all_seconds * 1e-9;
+  state.counters["conv_ms"] = all_seconds / static_cast<double>(state.iterations()) * 1e3;
+}
+
+#if MASE_DISPATCH
+// One core's fused multiply-add peak: independent chains of vfmadd on 512-bit (AVX-512) or
+// 256-bit (AVX2) registers, 2 flops per lane and instruction.
+// Twelve chains in named registers (GCC spills an array of them to the stack on every round).
+template <class Vector>
+[[gnu::always_inline]] inline double fma_chains(std::int64_t rounds) {
+  Vector c0{}, c1{}, c2{}, c3{}, c4{}, c5{}, c6{}, c7{}, c8{}, c9{}, c10{}, c11{};
+  const Vector a = Vector{} + 0.999f, b = Vector{} + 1e-3f;
+  for (std::int64_t r = 0; r < rounds; ++r) {
+    c0 = c0 * a + b;
+    c1 = c1 * a + b;
+    c2 = c2 * a + b;
+    c3 = c3 * a + b;
+    c4 = c4 * a + b;
+    c5 = c5 * a + b;
+    c6 = c6 * a + b;
+    c7 = c7 * a + b;
+    c8 = c8 * a + b;
+    c9 = c9 * a + b;
+    c10 = c10 * a + b;
+    c11 = c11 * a + b;
+    // Opaque to the optimiser, so that the identical chains are neither merged nor folded.
+    __asm__("" : "+v"(c0), "+v"(c1), "+v"(c2), "+v"(c3), "+v"(c4), "+v"(c5), "+v"(c6), "+v"(c7), "+v"(c8), "+v"(c9), "+v"(c10), "+v"(c11));
+  }
+  benchmark::DoNotOptimize(c0 + c1 + c2 + c3 + c4 + c5 + c6 + c7 + c8 + c9 + c10 + c11);
+  return static_cast<double>(rounds) * 12 * 2 * (sizeof(Vector) / sizeof(float));
+}
+using vector512 = float __attribute__((vector_size(64)));
+using vector256 = float __attribute__((vector_size(32)));
+__attribute__((target("avx512f"))) double fma_peak_512(std::int64_t rounds) { return fma_chains<vector512>(rounds); }
+__attribute__((target("avx2,fma"))) double fma_peak_256(std::int64_t rounds) { return fma_chains<vector256>(rounds); }
+void bm_fma_peak(benchmark::State& state, bool wide) {
+  const dispatch::target needs = wide ? dispatch::target::x86_64_v4 : dispatch::target::x86_64_v3;
+  if (!dispatch::supports(needs)) return state.SkipWithError("this processor lacks the instructions");
+  double flops = 0;
+  for (auto _ : state) flops += wide ? fma_peak_512(1 << 20) : fma_peak_256(1 << 20);
+  state.counters["GFLOPs"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsRate);
+}
+#endif
+
 void bm_mlp_float(benchmark::State& s) { run_evaluator(s, mlp(), eval_mode::float32); }
 void bm_mlp_fake_quant(benchmark::State& s) { run_evaluator(s, mlp(), eval_mode::fake_quant); }
 void bm_mlp_bit_exact(benchmark::State& s) { run_evaluator(s, mlp(), eval_mode::bit_exact); }
@@ -197,6 +286,8 @@ void bm_mlp_float_threads2(benchmark::State& s) { run_evaluator(s, mlp(), eval_m
 void bm_mlp_bit_exact_threads2(benchmark::State& s) { run_evaluator(s, mlp(), eval_mode::bit_exact, 2); }
 void bm_lenet_float_threads2(benchmark::State& s) { run_evaluator(s, lenet(), eval_mode::float32, 2); }
 void bm_lenet_bit_exact_threads2(benchmark::State& s) { run_evaluator(s, lenet(), eval_mode::bit_exact, 2); }
+void bm_resnet18_float(benchmark::State& s) { run_evaluator(s, resnet18(), eval_mode::float32); }
+void bm_resnet18_float_threads2(benchmark::State& s) { run_evaluator(s, resnet18(), eval_mode::float32, 2); }
 void bm_encoder_float_threads2(benchmark::State& s) { run_evaluator(s, encoder(), eval_mode::float32, 2); }
 void bm_encoder_bit_exact_threads2(benchmark::State& s) { run_evaluator(s, encoder(), eval_mode::bit_exact, 2); }
 
@@ -214,6 +305,12 @@ BENCHMARK(bm_encoder_direct)->Unit(benchmark::kMicrosecond);
 BENCHMARK(bm_encoder_float)->Unit(benchmark::kMicrosecond);
 BENCHMARK(bm_encoder_fake_quant)->Unit(benchmark::kMicrosecond);
 BENCHMARK(bm_encoder_bit_exact)->Unit(benchmark::kMicrosecond);
+BENCHMARK(bm_resnet18_float)->Unit(benchmark::kMillisecond);
+#if MASE_DISPATCH
+BENCHMARK_CAPTURE(bm_fma_peak, avx512, true)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_fma_peak, avx2, false)->Unit(benchmark::kMillisecond);
+#endif
+BENCHMARK(bm_resnet18_convolutions)->Unit(benchmark::kMillisecond);
 // Wall time: the second thread's work is not the benchmark thread's CPU time.
 BENCHMARK(bm_mlp_float_threads2)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(bm_mlp_bit_exact_threads2)->Unit(benchmark::kMicrosecond)->UseRealTime();
@@ -221,3 +318,4 @@ BENCHMARK(bm_lenet_float_threads2)->Unit(benchmark::kMicrosecond)->UseRealTime()
 BENCHMARK(bm_lenet_bit_exact_threads2)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(bm_encoder_float_threads2)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(bm_encoder_bit_exact_threads2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(bm_resnet18_float_threads2)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -1,16 +1,19 @@
 #!/usr/bin/python3
-"""PyTorch eager baseline for bench_inference: the same three architectures as
+"""PyTorch eager baseline for bench_inference: the same architectures as
 benchmarks/reference_models.hpp, one thread, inference (no_grad), float32.
 
-Run with Debian's PyTorch: /usr/bin/python3 benchmarks/pytorch_baseline.py
-Prints the median time of each model's forward pass in milliseconds."""
+Run with Debian's PyTorch: /usr/bin/python3 benchmarks/pytorch_baseline.py [name ...]
+(names: mlp, lenet5, encoder, resnet18; none: all). Prints the median time of each model's
+forward pass in milliseconds."""
 
 import statistics
+import sys
 import time
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+import torchvision
 
 torch.set_num_threads(1)
 torch.manual_seed(0)
@@ -73,11 +76,13 @@ def median_ms(model, x, repeats=200):
 
 if __name__ == "__main__":
     print(f"torch {torch.__version__}, threads {torch.get_num_threads()}")
-    models = [
-        ("mlp_784_256_64_10 batch 64", MLP().eval(), torch.randn(64, 784)),
-        ("lenet5 batch 64", LeNet5().eval(), torch.randn(64, 1, 28, 28)),
-        ("encoder h128 2 heads 2 layers seq 32 batch 8",
-         nn.Sequential(EncoderLayer(), EncoderLayer()).eval(), torch.randn(8, 32, 128)),
-    ]
-    for name, model, x in models:
-        print(f"{name}: {median_ms(model, x):.3f} ms")
+    models = {
+        "mlp": ("mlp_784_256_64_10 batch 64", MLP, (64, 784)),
+        "lenet5": ("lenet5 batch 64", LeNet5, (64, 1, 28, 28)),
+        "encoder": ("encoder h128 2 heads 2 layers seq 32 batch 8",
+                    lambda: nn.Sequential(EncoderLayer(), EncoderLayer()), (8, 32, 128)),
+        "resnet18": ("torchvision resnet18 224x224 batch 1", torchvision.models.resnet18, (1, 3, 224, 224)),
+    }
+    for key in sys.argv[1:] or models:
+        name, make, input_shape = models[key]
+        print(f"{name}: {median_ms(make().eval(), torch.randn(*input_shape)):.3f} ms")

@@ -82,6 +82,37 @@ inline graph encoder(std::int64_t batch, encoder_config c = {}, std::uint64_t se
   return b.output(h);
 }
 
+// torchvision's resnet18 (BasicBlocks [2, 2, 2, 2], batch norms after every convolution,
+// a 1x1 stride-2 convolution on the shortcut where the shape changes) on 3 x size x size images.
+inline graph resnet18(std::int64_t batch, std::int64_t size = 224, std::uint64_t seed = 4) {
+  builder b(seed);
+  auto x = b.input("x", {batch, 3, size, size});
+  const auto conv_bn = [&](const std::string& name, node_id in, std::int64_t from, std::int64_t to,
+                           std::int64_t kernel, std::int64_t stride) {
+    auto c = b.add(name, op::conv2d{.in_channels = from, .out_channels = to, .kernel_size = {kernel},
+                                    .stride = {stride}, .padding = {kernel / 2}, .bias = false}, in);
+    return b.add(name + "_bn", op::batch_norm2d{.num_features = to}, c);
+  };
+  auto h = b.add("relu", op::relu{}, conv_bn("conv1", x, 3, 64, 7, 2));
+  h = b.add("maxpool", op::max_pool2d{.kernel_size = {3}, .stride = {2}, .padding = {1}}, h);
+  std::int64_t channels = 64;
+  for (int stage = 1; stage <= 4; ++stage) {
+    const std::int64_t width = std::int64_t{64} << (stage - 1);
+    for (int block = 0; block < 2; ++block) {
+      const std::string p = "layer" + std::to_string(stage) + "_" + std::to_string(block) + "_";
+      const std::int64_t stride = stage > 1 && block == 0 ? 2 : 1;
+      auto y = b.add(p + "relu1", op::relu{}, conv_bn(p + "conv1", h, channels, width, 3, stride));
+      y = conv_bn(p + "conv2", y, width, width, 3, 1);
+      const node_id shortcut = stride != 1 || channels != width ? conv_bn(p + "downsample", h, channels, width, 1, stride) : h;
+      h = b.add(p + "relu2", op::relu{}, b.add(p + "add", op::add{}, y, shortcut));
+      channels = width;
+    }
+  }
+  h = b.add("avgpool", op::adaptive_avg_pool2d{.output_size = {1, 1}}, h);
+  h = b.add("flatten", op::flatten{}, h);
+  return b.output(b.add("fc", op::linear{.in_features = 512, .out_features = 1000}, h));
+}
+
 // Values uniform in [-1, 1) from a fixed seed (a 64-bit LCG): the models' inputs.
 inline tensor random_input(const shape& s, std::uint64_t seed) {
   tensor t(s);

@@ -66,6 +66,7 @@ struct kernel_run {
   std::vector<tensor> outputs{};
   std::vector<float> scratch{};
   std::string name = "node";
+  std::size_t threads = 1;
 
   const tensor& run() {
     std::vector<shape> shapes;
@@ -78,7 +79,8 @@ struct kernel_run {
                            .parameters = &parameters,
                            .outputs = outputs,
                            .scratch = &scratch,
-                           .node_name = name};
+                           .node_name = name,
+                           .threads = threads};
     eval::float_kernel(op, args);
     return outputs[0];
   }
@@ -409,6 +411,69 @@ TEST_CASE("conv2d: direct convolution over stride, padding, dilation, groups, bi
                   ++checked;
                 }
   CHECK(checked > 800);  // most of the grid fits the 7×6 input
+}
+
+TEST_CASE("conv2d: every register block and thread count gives the same bits", "[dispatch]") {
+  // The AVX-512 block (where the processor has it) and Eigen's block sum each output in the same
+  // order, so in a build with FMA (where Eigen fuses too) they agree bit for bit; without it, each
+  // is checked against the reference. One thread and two (splitting the images, or one image's
+  // pixel tiles) agree bit for bit. A second run reuses the weights packed in the scratch.
+  using dispatch::target;
+  random_source random{9};
+  struct geometry_case {
+    op::conv2d op;
+    shape input;
+  };
+  const geometry_case cases[] = {
+      {{.in_channels = 5, .out_channels = 17, .kernel_size = {3}, .padding = {1}}, {1, 5, 9, 11}},
+      {{.in_channels = 8, .out_channels = 40, .kernel_size = {3}, .stride = {2}, .padding = {1}, .bias = false},
+       {3, 8, 13, 10}},
+      {{.in_channels = 6, .out_channels = 64, .kernel_size = {2, 3}, .dilation = {2, 1}, .groups = 2}, {2, 6, 9, 9}},
+      {{.in_channels = 3, .out_channels = 32, .kernel_size = {7}, .stride = {2}, .padding = {3}}, {1, 3, 30, 30}},
+      {{.in_channels = 64, .out_channels = 48, .kernel_size = {1}}, {1, 64, 7, 7}},
+  };
+  for (const auto& [op, xs] : cases) {
+    INFO("out_channels " << op.out_channels << " groups " << op.groups << " input " << to_string(xs));
+    kernel_run<op::conv2d> k{.op = op};
+    const tensor x = random_tensor(xs, random);
+    k.inputs = {&x};
+    const shape ws = op.parameters()[0].shape;
+    k.parameters.insert_or_assign("weight", random_tensor(ws, random));
+    std::vector<float> b;
+    if (op.bias) {
+      k.parameters.insert_or_assign("bias", random_tensor({op.out_channels}, random));
+      b = values_of(k.parameters.at("bias"));
+    }
+    const auto run = [&](target most, std::size_t threads) {
+      const target previous = dispatch::limit(most);
+      k.threads = threads;
+      std::vector<float> y = values_of(k.run());
+      CHECK(values_of(k.run()) == y);  // the packed weights reused
+      dispatch::limit(previous);
+      k.scratch.clear();
+      return y;
+    };
+    const std::vector<float> eight_lanes = run(target::x86_64_v3, 1);
+    const std::vector<double> want =
+        naive_conv2d<double>(op, values_of(x), xs, values_of(k.parameters.at("weight")), op.bias ? &b : nullptr);
+    const std::vector<float> b_abs = absolute(b);
+    const std::vector<double> magnitude =
+        naive_conv2d<double>(op, absolute(x.values()), xs, absolute(k.parameters.at("weight").values()),
+                             op.bias ? &b_abs : nullptr);
+    const auto check_against_reference = [&](const std::vector<float>& y) {
+      tensor got(shape{static_cast<std::int64_t>(y.size())});
+      std::copy(y.begin(), y.end(), got.values().begin());
+      check_close(got, want, magnitude, ws[1] * ws[2] * ws[3] + 1);
+    };
+    check_against_reference(eight_lanes);
+    CHECK(run(target::x86_64_v3, 2) == eight_lanes);
+    const std::vector<float> widest = run(target::x86_64_v4, 1);
+    check_against_reference(widest);
+    CHECK(run(target::x86_64_v4, 2) == widest);
+#ifdef __FMA__  // Eigen's 8-lane block fuses its multiply-adds only when compiled with FMA
+    CHECK(widest == eight_lanes);
+#endif
+  }
 }
 
 TEST_CASE("conv2d: LeNet-5's first layer") {

@@ -11,9 +11,9 @@
 // checks them against each other bit for bit. -DMASE_NO_DISPATCH turns the second copy off;
 // other compilers build one copy.
 //
-// The block formats are not dispatched yet: flattening their block loops into one function
-// multiplies the unit's compile time by nine, and without it GCC leaves their inner loops out
-// of line, at the baseline.
+// The block formats dispatch their runs of consecutive full blocks (quant/block.hpp's
+// block_runs: one format's choice and quantization of a batch of blocks, small enough to
+// flatten); tiles and partial blocks stay at the baseline.
 
 #include <atomic>
 #include <cstdint>
@@ -29,15 +29,19 @@
 
 namespace mase::dispatch {
 
-// The copies a dispatched function has, from the baseline up.
-enum class target : std::uint8_t { baseline, x86_64_v3 };
+// The targets of dispatched code, from the baseline up. dispatch::run has a copy for x86-64-v3;
+// x86-64-v4 (AVX-512) is taken by kernels written for it with intrinsics (the float
+// convolution's register block).
+enum class target : std::uint8_t { baseline, x86_64_v3, x86_64_v4 };
 
-// Whether this build has the copy and this processor runs it.
+// Whether this build has code for the target and this processor (and its operating system, which
+// must save the vector registers: libgcc's check includes that) runs it.
 inline bool supports(target t) noexcept {
   if (t == target::baseline) return true;
 #if MASE_DISPATCH
-  static const bool runs = __builtin_cpu_supports("x86-64-v3");
-  return runs;
+  static const bool runs_v3 = __builtin_cpu_supports("x86-64-v3");
+  static const bool runs_v4 = __builtin_cpu_supports("x86-64-v4");
+  return t == target::x86_64_v3 ? runs_v3 : runs_v4;
 #else
   return false;
 #endif
@@ -45,7 +49,7 @@ inline bool supports(target t) noexcept {
 
 namespace detail {
 inline std::atomic<target>& cap() noexcept {
-  static std::atomic<target> most{target::x86_64_v3};
+  static std::atomic<target> most{target::x86_64_v4};
   return most;
 }
 }  // namespace detail
@@ -54,11 +58,12 @@ inline std::atomic<target>& cap() noexcept {
 // machine); returns the previous cap.
 inline target limit(target most) noexcept { return detail::cap().exchange(most); }
 
-// The copy a dispatched function takes.
+// The best target this processor runs, within the cap.
 inline target chosen() noexcept {
-  return supports(target::x86_64_v3) && detail::cap().load(std::memory_order_relaxed) >= target::x86_64_v3
-             ? target::x86_64_v3
-             : target::baseline;
+  const target cap = detail::cap().load(std::memory_order_relaxed);
+  for (target t : {target::x86_64_v4, target::x86_64_v3})
+    if (t <= cap && supports(t)) return t;
+  return target::baseline;
 }
 
 // The second copy of Kernel: Kernel and everything it calls inlined into one function compiled for
@@ -68,10 +73,10 @@ MASE_X86_64_V3_COPY void run_x86_64_v3(Args... args) {
   Kernel(args...);
 }
 
-// Calls Kernel(args...) in the copy chosen() names.
+// Calls Kernel(args...) in the best copy chosen() allows.
 template <auto Kernel, class... Args>
 inline void run(Args... args) {
-  if (chosen() == target::x86_64_v3) return run_x86_64_v3<Kernel>(args...);
+  if (chosen() >= target::x86_64_v3) return run_x86_64_v3<Kernel>(args...);
   Kernel(args...);
 }
 

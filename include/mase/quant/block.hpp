@@ -13,6 +13,7 @@
 // magnitude; neither takes part in choosing the shared exponent. An all-zero block stays zero.
 
 #include <mase/core/compiled.hpp>
+#include <mase/core/dispatch.hpp>
 #include <mase/format/block.hpp>
 #include <mase/quant/blocking.hpp>
 #include <mase/quant/fixed.hpp>
@@ -25,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 namespace mase {
@@ -95,6 +97,23 @@ inline block_layout layout_of(const mx_fmt& f, std::span<const std::int64_t> sha
 // length, so they are unrolled and vectorised without remainder loops; `n` converts to
 // std::size_t wherever a run length is needed. `out` may be `in`: a block is read by its choice
 // and its quantization only, and written by the latter.
+// `count` consecutive blocks of length `full` (a constant or a std::size_t) from x and y on: first
+// the choices of up to 64 blocks, then their quantization. Choose and Apply come by pointer so
+// that both copies of the dispatched kernel call the same objects.
+template <class Full, class Choose, class Apply>
+void block_runs(const float* x, float* y, std::size_t count, Full full, const Choose* choose, const Apply* apply) {
+  using shared_t = decltype((*choose)(x, full));
+  constexpr std::size_t batch = 64;
+  shared_t shared[batch];
+  for (std::size_t first = 0; first < count; first += batch) {
+    const std::size_t size = std::min(batch, count - first);
+    const float* bx = x + first * full;
+    float* by = y + first * full;
+    for (std::size_t k = 0; k < size; ++k) shared[k] = (*choose)(bx + k * full, full);
+    for (std::size_t k = 0; k < size; ++k) (*apply)(bx + k * full, by + k * full, full, shared[k]);
+  }
+}
+
 template <class Choose, class Apply>
 void for_each_block_run(const block_layout& layout, std::span<const float> in, std::span<float> out, Choose&& choose,
                         Apply&& apply) {
@@ -107,18 +126,11 @@ void for_each_block_run(const block_layout& layout, std::span<const float> in, s
   if (runs_along_rows) {
     const auto row = static_cast<std::size_t>(layout.shape.back());
     const auto run = static_cast<std::size_t>(layout.tile.back());
-    // `count` consecutive blocks of length `full` (a constant or `run`) from x and y on.
+    // Consecutive full blocks: the bulk of the work, dispatched (core/dispatch.hpp) so that a
+    // build for the x86-64 baseline runs them vectorised on a processor with AVX2.
     auto blocks = [&](const float* x, float* y, std::size_t count, auto full) {
-      using shared_t = decltype(choose(x, full));
-      constexpr std::size_t batch = 64;
-      shared_t shared[batch];
-      for (std::size_t first = 0; first < count; first += batch) {
-        const std::size_t size = std::min(batch, count - first);
-        const float* bx = x + first * full;
-        float* by = y + first * full;
-        for (std::size_t k = 0; k < size; ++k) shared[k] = choose(bx + k * full, full);
-        for (std::size_t k = 0; k < size; ++k) apply(bx + k * full, by + k * full, full, shared[k]);
-      }
+      dispatch::run<&block_runs<decltype(full), std::remove_cvref_t<Choose>, std::remove_cvref_t<Apply>>>(
+          x, y, count, full, &choose, &apply);
     };
     auto rows_of_runs = [&](auto full) {
       if (row % full == 0) {  // the tensor is one sequence of full blocks

@@ -12,6 +12,7 @@
 // that Eigen's GEMM takes its packing blocks from the heap when they exceed 128 KiB
 // (EIGEN_STACK_ALLOCATION_LIMIT), e.g. for 64×784 · 784×256.
 
+#include <mase/core/dispatch.hpp>
 #include <mase/core/error.hpp>
 #include <mase/core/shape.hpp>
 #include <mase/core/tensor_eigen.hpp>
@@ -38,6 +39,10 @@
 #include <vector>
 
 #include <fmt/core.h>
+
+#if MASE_DISPATCH
+#include <immintrin.h>
+#endif
 
 namespace mase::eval {
 
@@ -213,40 +218,41 @@ inline void static_for(F&& f) {
       std::make_integer_sequence<int, N>{});
 }
 
-// Register blocks: `vectors` packets of output channels by `pixels` output pixels. A group
-// with at most one packet of output channels uses one packet by a multiple of `lanes` pixels
-// (8 with AVX2), whose results an in-register transpose turns into rows of the NCHW output;
-// wider groups use two packets by 6 pixels. Accumulators, weight packets and one broadcast then
-// fit the 16 vector registers of SSE/AVX2.
-template <class T>
-struct conv_blocking {
-  static constexpr Index lanes = lanes_of<T>;
-  static constexpr int wide_vectors = 2, wide_pixels = 6;
-  static constexpr int narrow_vectors = 1, narrow_pixels = lanes >= 8 ? static_cast<int>(lanes) : 12 / lanes * lanes;
-  static bool wide(const conv_geometry& g) noexcept { return g.group_out() > lanes; }
-  static Index channel_block(const conv_geometry& g) noexcept {
-    return (wide(g) ? wide_vectors : narrow_vectors) * lanes;
-  }
+// Register blocks: `vectors` packets of `lanes` output channels by `pixels` output pixels. With
+// Eigen's packets, a group with at most one packet of output channels uses one packet by a
+// multiple of `lanes` pixels (8 with AVX2), whose results an in-register transpose turns into rows
+// of the NCHW output; wider groups use two packets by 6 pixels. Accumulators, weight packets and
+// one broadcast then fit the 16 vector registers of SSE/AVX2. On a processor with AVX-512, float
+// groups of more than 16 channels take two 16-lane packets by 12 pixels (24 of its 32 registers).
+template <Index Lanes, int Vectors, int Pixels>
+struct conv_block_shape {
+  static constexpr Index lanes = Lanes;
+  static constexpr int vectors = Vectors, pixels = Pixels;
+  static constexpr Index channels = Vectors * Lanes;
   // group_out rounded up to whole channel blocks.
-  static Index padded_out(const conv_geometry& g) noexcept {
-    const Index block = channel_block(g);
-    return (g.group_out() + block - 1) / block * block;
-  }
-  // Scratch: the weights transposed to [groups][patch][padded_out], the bias [groups][padded_out]
-  // (both zero in the padding channels), and one image with its zero border when padding > 0.
+  static Index padded_out(const conv_geometry& g) noexcept { return (g.group_out() + channels - 1) / channels * channels; }
+  // Scratch: a conv_packing_key, the weights as one panel [patch][channels] per channel block
+  // ([groups][padded_out / channels] panels) and the bias [groups][padded_out] (both zero in the
+  // padding channels), then the zero-bordered image buffers.
   static std::size_t weights_size(const conv_geometry& g) noexcept {
     return static_cast<std::size_t>(g.groups * g.patch() * padded_out(g));
   }
   static std::size_t bias_size(const conv_geometry& g) noexcept {
     return static_cast<std::size_t>(g.groups * padded_out(g));
   }
-  static std::size_t image_size(const conv_geometry& g) noexcept {
-    return g.padded() ? static_cast<std::size_t>(g.in_channels * g.padded_h() * g.padded_w()) : 0;
-  }
-  // With one image buffer for each of `threads` threads.
-  static std::size_t scratch_size(const conv_geometry& g, std::size_t threads = 1) noexcept {
-    return weights_size(g) + bias_size(g) + image_size(g) * std::max<std::size_t>(threads, 1);
-  }
+};
+
+// One image with its zero border (none without padding).
+inline std::size_t padded_image_size(const conv_geometry& g) noexcept {
+  return g.padded() ? static_cast<std::size_t>(g.in_channels * g.padded_h() * g.padded_w()) : 0;
+}
+
+template <class T>
+struct conv_blocking {
+  static constexpr Index lanes = lanes_of<T>;
+  using wide = conv_block_shape<lanes, 2, 6>;
+  using narrow = conv_block_shape<lanes, 1, (lanes >= 8 ? static_cast<int>(lanes) : 12 / lanes * lanes)>;
+  static bool is_wide(const conv_geometry& g) noexcept { return g.group_out() > lanes; }
 };
 
 // Transposes n packets of n lanes (lane j of packet i ↔ lane i of packet j) with Eigen's
@@ -330,49 +336,152 @@ inline void conv_register_block(const conv_geometry& g, const T* image, const In
   }
 }
 
-template <class T, int vectors, int pixels, class AfterImage>
+// The register blocks convolve_blocked can run: Eigen's packets, compiled for the including
+// program's target, and (GCC on x86-64) AVX-512 for float, chosen at run time.
+template <class T, class Shape>
+struct eigen_register_block {
+  using shape = Shape;
+  static void run(const conv_geometry& g, const T* image, const Index* base, const T* weights, Index weight_stride,
+                  const T* bias, const conv_block_output<T>& to) {
+    conv_register_block<T, Shape::vectors, Shape::pixels>(g, image, base, weights, weight_stride, bias, to);
+  }
+};
+
+#if MASE_DISPATCH
+// conv_register_block's wide float block on 16-lane vectors: the same sums (bias, then one fused
+// multiply-add per tap in the same order), so the same results as the 8-lane block with FMA.
+// A function of its own because the intrinsics need the target attribute; one call covers
+// 2·16·12 outputs and every tap of them.
+__attribute__((target("avx512f"))) inline void conv_register_block_avx512(const conv_geometry& g, const float* image,
+                                                                           const Index* base, const float* weights,
+                                                                           Index weight_stride, const float* bias,
+                                                                           const conv_block_output<float>& to) {
+  constexpr int pixels = 12;
+  const Index row_length = g.padded_w();
+  const Index channel_size = g.padded_h() * row_length;
+  __m512 low[pixels], high[pixels];  // channels 0–15 and 16–31 of each pixel
+  const __m512 bias_low = _mm512_loadu_ps(bias), bias_high = _mm512_loadu_ps(bias + 16);
+#pragma GCC unroll 12
+  for (int p = 0; p < pixels; ++p) {
+    low[p] = bias_low;
+    high[p] = bias_high;
+  }
+  const float* tap_weights = weights;
+  for (Index c = 0; c < g.group_in(); ++c) {
+    for (Index ki = 0; ki < g.kernel_h; ++ki) {
+      const float* row = image + c * channel_size + ki * g.dilation_h * row_length;
+      for (Index kj = 0; kj < g.kernel_w; ++kj, tap_weights += weight_stride) {
+        const float* tap = row + kj * g.dilation_w;
+        const __m512 w_low = _mm512_loadu_ps(tap_weights), w_high = _mm512_loadu_ps(tap_weights + 16);
+#pragma GCC unroll 12
+        for (int p = 0; p < pixels; ++p) {
+          const __m512 value = _mm512_set1_ps(tap[base[p]]);
+          low[p] = _mm512_fmadd_ps(value, w_low, low[p]);
+          high[p] = _mm512_fmadd_ps(value, w_high, high[p]);
+        }
+      }
+    }
+  }
+  float tile[pixels * 32];  // [pixel][channel]
+#pragma GCC unroll 12
+  for (int p = 0; p < pixels; ++p) {
+    _mm512_storeu_ps(tile + p * 32, low[p]);
+    _mm512_storeu_ps(tile + p * 32 + 16, high[p]);
+  }
+  for (Index c = 0; c < to.channels; ++c)
+    for (Index p = 0; p < to.count; ++p) to.out[c * to.row_stride + p] = tile[p * 32 + c];
+}
+
+struct avx512_register_block {
+  using shape = conv_block_shape<16, 2, 12>;
+  static void run(const conv_geometry& g, const float* image, const Index* base, const float* weights,
+                  Index weight_stride, const float* bias, const conv_block_output<float>& to) {
+    conv_register_block_avx512(g, image, base, weights, weight_stride, bias, to);
+  }
+};
+#endif
+
+// Copies image n into its zero-bordered buffer (whose border is already zero) and returns where
+// the convolution reads it: the buffer, or the input itself without padding.
+template <class T>
+const T* bordered_image(const conv_geometry& g, const T* x, Index n, T* buffer) {
+  const T* source = x + n * g.in_channels * g.in_pixels();
+  if (!g.padded()) return source;
+  const Index row_length = g.padded_w();
+  for (Index c = 0; c < g.in_channels; ++c)
+    for (Index h = 0; h < g.in_h; ++h)
+      std::copy_n(source + (c * g.in_h + h) * g.in_w, g.in_w, buffer + (c * g.padded_h() + h + g.pad_h) * row_length + g.pad_w);
+  return buffer;
+}
+
+// The output pixels are taken in tiles of up to 16 register blocks: for each tile, every channel
+// block runs over the tile's pixels. The transposed weights of one channel block and the image
+// rows under one tile then stay in cache while they are reused (for 7×7×512 maps with 9 MiB of
+// weights, running each pixel block over every channel block instead read all the weights from
+// memory once per pixel block). The threads split the images, or, with fewer images than
+// threads (batch 1), each image's tiles. Each output is summed in the same order either way.
+inline constexpr Index conv_tile_blocks = 16;
+
+// What the packed weights at the front of a scratch buffer were packed from. A later call with the
+// same key reuses them: the weights (and bias) at those addresses must not have changed, which
+// holds for the evaluator (its graph does not change while it is in use) and the bit-exact
+// kernels (their weight codes are made once).
+struct conv_packing_key {
+  const void* weights;
+  const void* bias;
+  Index groups, group_out, patch, block_channels, block_pixels;
+};
+template <class T>
+inline constexpr std::size_t conv_key_size = (sizeof(conv_packing_key) + sizeof(T) - 1) / sizeof(T);
+
+template <class T, class Block, class AfterImage>
 void convolve_blocked(const conv_geometry& g, const T* x, const T* w, const T* bias, T* y, T* scratch,
                       std::size_t threads, const AfterImage& after_image) {
-  using blocking = conv_blocking<T>;
-  constexpr Index block = vectors * blocking::lanes;
+  using shape = typename Block::shape;
+  constexpr int pixels = shape::pixels;
+  constexpr Index block = shape::channels;
   const Index patch = g.patch();
   const Index group_out = g.group_out();
-  const Index padded_out = blocking::padded_out(g);
+  const Index padded_out = shape::padded_out(g);
   const Index out_pixels = g.out_pixels();
   const Index row_length = g.padded_w();
 
-  T* weights = scratch;
-  T* padded_bias = weights + blocking::weights_size(g);
-  T* images = padded_bias + blocking::bias_size(g);
-  std::fill(weights, images, T(0));
-  for (Index group = 0; group < g.groups; ++group)
-    for (Index o = 0; o < group_out; ++o) {
-      const T* from = w + (group * group_out + o) * patch;
-      T* to = weights + group * patch * padded_out + o;
-      for (Index k = 0; k < patch; ++k) to[k * padded_out] = from[k];
-      if (bias != nullptr) padded_bias[group * padded_out + o] = bias[group * group_out + o];
-    }
-  // The threads split the images, each with its own zero-bordered image buffer.
-  thread_pool::shared().parallel_for(static_cast<std::size_t>(g.batch), threads,
-                                     [&](std::size_t first, std::size_t last, std::size_t part) {
-  T* image = images + part * blocking::image_size(g);
-  // The border stays zero; each image overwrites only the interior.
-  std::fill(image, image + blocking::image_size(g), T(0));
-  Index base[pixels];
-  for (auto n = static_cast<Index>(first); n < static_cast<Index>(last); ++n) {
-    const T* source = x + n * g.in_channels * g.in_pixels();
-    if (g.padded()) {
-      for (Index c = 0; c < g.in_channels; ++c)
-        for (Index h = 0; h < g.in_h; ++h)
-          std::copy_n(source + (c * g.in_h + h) * g.in_w, g.in_w,
-                      image + (c * g.padded_h() + h + g.pad_h) * row_length + g.pad_w);
-      source = image;
-    }
-    for (Index q = 0; q < out_pixels; q += pixels) {
+  T* weights = scratch + conv_key_size<T>;
+  T* padded_bias = weights + shape::weights_size(g);
+  T* images = padded_bias + shape::bias_size(g);
+  const conv_packing_key key{.weights = w, .bias = bias, .groups = g.groups, .group_out = group_out, .patch = patch,
+                             .block_channels = block, .block_pixels = pixels};
+  if (std::memcmp(scratch, &key, sizeof key) != 0) {
+    // Channel block b of a group is a panel [patch][block] at weights + (group·padded_out + b)·patch.
+    std::fill(weights, images, T(0));
+    for (Index group = 0; group < g.groups; ++group)
+      for (Index first = 0; first < group_out; first += block) {
+        T* panel = weights + (group * padded_out + first) * patch;
+        const Index channels = std::min(block, group_out - first);
+        for (Index k = 0; k < patch; ++k)
+          for (Index o = 0; o < channels; ++o) panel[k * block + o] = w[(group * group_out + first + o) * patch + k];
+        if (bias != nullptr)
+          std::copy_n(bias + group * group_out + first, channels, padded_bias + group * padded_out + first);
+      }
+    std::memcpy(scratch, &key, sizeof key);
+  }
+
+  const bool split_images = static_cast<std::size_t>(g.batch) >= threads;
+  // Tiles of whole register blocks, small enough that every thread gets one when they split an image.
+  const Index blocks = (out_pixels + pixels - 1) / pixels;
+  const auto thread_count = static_cast<Index>(split_images ? 1 : threads);
+  const Index tile_pixels = std::min(conv_tile_blocks, (blocks + thread_count - 1) / thread_count) * pixels;
+  const Index tiles = (out_pixels + tile_pixels - 1) / tile_pixels;
+
+  const auto run_tiles = [&](const T* source, Index n, Index first_tile, Index last_tile) {
+    Index base[conv_tile_blocks * shape::pixels];
+    for (Index tile = first_tile; tile < last_tile; ++tile) {
+      const Index first_pixel = tile * tile_pixels;
+      const Index count = std::min(tile_pixels, out_pixels - first_pixel);
       // A last, partial block repeats its last pixel; only the real ones are stored.
-      const Index count = std::min<Index>(pixels, out_pixels - q);
-      Index oh = q / g.out_w, ow = q % g.out_w;
-      for (Index p = 0; p < pixels; ++p) {
+      Index oh = first_pixel / g.out_w, ow = first_pixel % g.out_w;
+      const Index rounded = (count + pixels - 1) / pixels * pixels;
+      for (Index p = 0; p < rounded; ++p) {
         base[p] = oh * g.stride_h * row_length + ow * g.stride_w;
         if (p + 1 < count && ++ow == g.out_w) {
           ow = 0;
@@ -382,18 +491,41 @@ void convolve_blocked(const conv_geometry& g, const T* x, const T* w, const T* b
       for (Index group = 0; group < g.groups; ++group) {
         const T* group_image = source + group * g.group_in() * g.padded_h() * row_length;
         for (Index first = 0; first < group_out; first += block) {
-          const conv_block_output<T> to{.out = y + (n * g.out_channels + group * group_out + first) * out_pixels + q,
-                                        .row_stride = out_pixels,
-                                        .channels = std::min(block, group_out - first),
-                                        .count = count};
-          conv_register_block<T, vectors, pixels>(g, group_image, base, weights + group * patch * padded_out + first,
-                                                  padded_out, padded_bias + group * padded_out + first, to);
+          const T* block_weights = weights + (group * padded_out + first) * patch;
+          const T* block_bias = padded_bias + group * padded_out + first;
+          T* out = y + (n * g.out_channels + group * group_out + first) * out_pixels + first_pixel;
+          for (Index q = 0; q < count; q += pixels)
+            Block::run(g, group_image, base + q, block_weights, block, block_bias,
+                       {.out = out + q, .row_stride = out_pixels, .channels = std::min(block, group_out - first),
+                        .count = std::min<Index>(pixels, count - q)});
         }
       }
     }
+  };
+
+  const std::size_t image_size = padded_image_size(g);
+  if (split_images) {
+    // Each thread has its own image buffer, whose border stays zero.
+    thread_pool::shared().parallel_for(static_cast<std::size_t>(g.batch), threads,
+                                       [&](std::size_t first, std::size_t last, std::size_t part) {
+                                         T* buffer = images + part * image_size;
+                                         std::fill(buffer, buffer + image_size, T(0));
+                                         for (auto n = static_cast<Index>(first); n < static_cast<Index>(last); ++n) {
+                                           run_tiles(bordered_image(g, x, n, buffer), n, 0, tiles);
+                                           after_image(n);
+                                         }
+                                       });
+    return;
+  }
+  std::fill(images, images + image_size, T(0));
+  for (Index n = 0; n < g.batch; ++n) {
+    const T* source = bordered_image(g, x, n, images);
+    thread_pool::shared().parallel_for(static_cast<std::size_t>(tiles), threads,
+                                       [&](std::size_t first, std::size_t last, std::size_t) {
+                                         run_tiles(source, n, static_cast<Index>(first), static_cast<Index>(last));
+                                       });
     after_image(n);
   }
-  });
 }
 
 // Few output channels (LeNet's first layer: 6, from one input channel) waste lanes of a packet
@@ -472,9 +604,9 @@ void convolve_pixels(const conv_geometry& g, const T* x, const T* w, const T* bi
   // The threads split the images, each with its own zero-bordered image buffer.
   thread_pool::shared().parallel_for(static_cast<std::size_t>(g.batch), threads,
                                      [&](std::size_t first_image, std::size_t last_image, std::size_t part) {
-  T* image = images + part * conv_blocking<T>::image_size(g);
+  T* image = images + part * padded_image_size(g);
   // Only the zero border needs filling: each image overwrites the interior.
-  if (g.padded()) std::fill(image, image + conv_blocking<T>::image_size(g), T(0));
+  if (g.padded()) std::fill(image, image + padded_image_size(g), T(0));
   for (auto n = static_cast<Index>(first_image); n < static_cast<Index>(last_image); ++n) {
     const T* source = x + n * g.in_channels * g.in_pixels();
     if (g.padded()) {
@@ -512,7 +644,7 @@ void convolve_pixels(const conv_geometry& g, const T* x, const T* w, const T* bi
 }
 
 // y = conv(x, w) (+ bias[O] on every pixel of channel O when bias is not null). `scratch` is
-// grown to conv_blocking<T>::scratch_size when smaller, never shrunk (regrowing would zero-fill
+// grown to the size the chosen kernel needs when smaller, never shrunk (regrowing would zero-fill
 // it on every run).
 // Calls nothing after an image: the default of convolve's after_image.
 struct no_image_step {
@@ -524,18 +656,32 @@ struct no_image_step {
 template <class T, class AfterImage = no_image_step>
 void convolve(const conv_geometry& g, const T* x, const T* w, const T* bias, T* y, std::vector<T>& scratch,
               std::size_t threads = 1, const AfterImage& after_image = {}) {
+  threads = std::max<std::size_t>(threads, 1);
+  // Images split between threads need a buffer each; tiles of one image share one.
+  const std::size_t buffers = std::min<std::size_t>(threads, static_cast<std::size_t>(g.batch));
+  const auto blocked = [&]<class Block>(Block) {
+    using shape = typename Block::shape;
+    const std::size_t size =
+        conv_key_size<T> + shape::weights_size(g) + shape::bias_size(g) + padded_image_size(g) * buffers;
+    if (scratch.size() < size) {
+      scratch.assign(size, T(0));  // also clears a key left by another use of the buffer
+    }
+    convolve_blocked<T, Block>(g, x, w, bias, y, scratch.data(), threads, after_image);
+  };
   using blocking = conv_blocking<T>;
-  threads = std::max<std::size_t>(1, std::min<std::size_t>(threads, static_cast<std::size_t>(g.batch)));
-  if (scratch.size() < blocking::scratch_size(g, threads)) scratch.resize(blocking::scratch_size(g, threads));
-  if (pixel_blocked<T>(g))
-    convolve_pixels<T>(g, x, w, bias, y, scratch.data() + blocking::weights_size(g) + blocking::bias_size(g), threads,
-                       after_image);
-  else if (blocking::wide(g))
-    convolve_blocked<T, blocking::wide_vectors, blocking::wide_pixels>(g, x, w, bias, y, scratch.data(), threads,
-                                                                       after_image);
-  else
-    convolve_blocked<T, blocking::narrow_vectors, blocking::narrow_pixels>(g, x, w, bias, y, scratch.data(), threads,
-                                                                           after_image);
+  if (pixel_blocked<T>(g)) {
+    const std::size_t size = conv_key_size<T> + padded_image_size(g) * buffers;
+    if (scratch.size() < size) scratch.resize(size);
+    std::fill_n(scratch.data(), conv_key_size<T>, T(0));  // no weights packed here now
+    convolve_pixels<T>(g, x, w, bias, y, scratch.data() + conv_key_size<T>, buffers, after_image);
+  }
+#if MASE_DISPATCH
+  else if (std::is_same_v<T, float> && g.group_out() > 16 && dispatch::chosen() >= dispatch::target::x86_64_v4) {
+    if constexpr (std::is_same_v<T, float>) blocked(avx512_register_block{});
+  }
+#endif
+  else if (blocking::is_wide(g)) blocked(eigen_register_block<T, typename blocking::wide>{});
+  else blocked(eigen_register_block<T, typename blocking::narrow>{});
 }
 
 }  // namespace linear_algebra_detail
