@@ -17,7 +17,9 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -147,6 +149,44 @@ TEST_CASE("the PyTorch fixtures match PyTorch's outputs, as imported and after r
     CHECK(raised.detail == "");
     CHECK(raised.status == mase::onnx::test_status::passed);
   }
+}
+
+TEST_CASE("run_backend_tests reports each test in order on any number of threads") {
+  std::vector<std::filesystem::path> dirs;
+  for (const char* name : {"mlp", "cnn", "transformer_encoder_opset13", "no_such_test", "transformer_encoder_opset17"})
+    dirs.push_back(fixtures / name);
+  std::vector<mase::onnx::backend_test_result> one_thread;
+  mase::onnx::run_backend_tests(dirs, {}, 1, [&](std::size_t i, const mase::onnx::backend_test_result& r) {
+    CHECK(i == one_thread.size());
+    one_thread.push_back(r);
+  });
+  REQUIRE(one_thread.size() == dirs.size());
+  for (std::size_t i = 0; i < dirs.size(); ++i) {
+    INFO(dirs[i]);
+    CHECK(one_thread[i].name == dirs[i].filename().string());
+    // The missing folder is that test's failure, not the end of the run.
+    CHECK((one_thread[i].status == mase::onnx::test_status::passed) == (i != 3));
+  }
+  for (std::size_t jobs : {std::size_t{2}, std::size_t{3}}) {
+    INFO(jobs << " threads");
+    std::size_t seen = 0;
+    mase::onnx::run_backend_tests(dirs, {}, jobs, [&](std::size_t i, const mase::onnx::backend_test_result& r) {
+      CHECK(i == seen++);
+      CHECK(r.status == one_thread[i].status);
+      CHECK(r.name == one_thread[i].name);
+      CHECK(r.detail == one_thread[i].detail);
+    });
+    CHECK(seen == dirs.size());
+  }
+  // An exception from the callback stops the run and reaches the caller.
+  std::size_t calls = 0;
+  CHECK_THROWS_AS(mase::onnx::run_backend_tests(dirs, {}, 2,
+                                                [&](std::size_t, const mase::onnx::backend_test_result&) {
+                                                  ++calls;
+                                                  throw std::runtime_error("stop");
+                                                }),
+                  std::runtime_error);
+  CHECK(calls == 1);
 }
 
 TEST_CASE("raising the exported encoder leaves MASE's coarse ops") {

@@ -82,6 +82,7 @@ struct onnx_test_options {
   bool quiet = false;
   double rtol = 1e-3;
   double atol = 1e-7;
+  std::size_t jobs = 0;  // tests run at once (0: one per core)
 };
 
 struct emit_verilog_options {

@@ -52,14 +52,8 @@ int run_onnx_test(const onnx_test_options& o) {
 
   std::size_t passed = 0, failed = 0, skipped = 0;
   progress_bar bar("onnx-test", tests.size() > 1 ? tests.size() : 0);
-  for (std::size_t i = 0; i < tests.size(); ++i) {
-    mase::onnx::backend_test_result r;
-    try {
-      r = mase::onnx::run_backend_test(tests[i], options);
-    } catch (const mase::error& e) {
-      // One broken test folder is that test's failure, not the end of the run.
-      r = {mase::onnx::test_status::failed, tests[i].filename().string(), e.what()};
-    }
+  // The tests run on --jobs threads; their lines come out in the tests' order.
+  mase::onnx::run_backend_tests(tests, options, o.jobs, [&](std::size_t i, const mase::onnx::backend_test_result& r) {
     bar.clear();
     switch (r.status) {
       case mase::onnx::test_status::passed:
@@ -77,7 +71,7 @@ int run_onnx_test(const onnx_test_options& o) {
     }
     std::fflush(stdout);
     bar.update(i + 1);
-  }
+  });
   bar.clear();
   fmt::print("{} passed, {} failed, {} skipped\n", passed, failed, skipped);
   return failed > 0 || (o.require_all && skipped > 0) ? 1 : 0;

@@ -146,6 +146,9 @@ int main(int argc, char** argv) {
   onnx_test_cmd->add_flag("-q,--quiet", onnx_test.quiet, "Print only failures and the summary");
   onnx_test_cmd->add_option("--rtol", onnx_test.rtol, "Relative tolerance")->capture_default_str();
   onnx_test_cmd->add_option("--atol", onnx_test.atol, "Absolute tolerance")->capture_default_str();
+  onnx_test_cmd->add_option("-j,--jobs", onnx_test.jobs, "Tests run at once (default: one per core); the report is the "
+                                                         "same, in the same order, on any number")
+      ->type_name("N");
 
   emit_verilog_options emit;
   CLI::App* emit_cmd = app.add_subcommand(

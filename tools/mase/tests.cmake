@@ -127,6 +127,10 @@ foreach(suite IN ITEMS node simple)
   mase_cli_check(NAME "conformance_${suite}" ARGS onnx-test ${mase_onnx_testdata}/${suite} --quiet RC 0
                  STDOUT "[1-9][0-9]* passed, 0 failed, [0-9]+ skipped\n$")
 endforeach()
+# Run on two threads, the report is the same, line for line.
+add_test(NAME "mase_cli/onnx_test_jobs"
+         COMMAND ${CMAKE_COMMAND} "-DMASE=$<TARGET_FILE:mase_cli>" "-DTESTS=${mase_onnx_testdata}/node"
+                 -P "${CMAKE_CURRENT_SOURCE_DIR}/check_onnx_test_jobs.cmake")
 foreach(suite IN ITEMS pytorch-converted pytorch-operator)
   mase_cli_check(NAME "conformance_${suite}" ARGS onnx-test ${mase_onnx_testdata}/${suite} --quiet --require-all RC 0
                  STDOUT "[1-9][0-9]* passed, 0 failed, 0 skipped\n$")

@@ -14,11 +14,17 @@
 #include <mase/io/onnx/tensor_proto.hpp>  // the ModelProto, read before importing
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
 #include <filesystem>
 #include <limits>
+#include <mutex>
+#include <optional>
+#include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -31,6 +37,8 @@ struct backend_test_options {
   double atol = 1e-7;
   // Runs a transform on the imported graph before evaluating (e.g. raise_granularity).
   void (*transform)(graph&) = nullptr;
+  // Threads for the evaluator's products (0: one per core). Results do not depend on it.
+  std::size_t threads = 1;
 };
 
 enum class test_status { passed, failed, skipped };
@@ -173,6 +181,7 @@ inline backend_test_result run_backend_test(const std::filesystem::path& dir, co
         inputs.insert_or_assign(p.node, it->second);
       }
       evaluator ev(model->graph);
+      ev.set_threads(options.threads);
       const auto outputs = ev.run(inputs);
       if (output_files.size() != model->outputs.size())
         throw error(fmt::format("{}: {} expected outputs for a model with {}", set.string(), output_files.size(),
@@ -196,6 +205,60 @@ inline backend_test_result run_backend_test(const std::filesystem::path& dir, co
     result.detail = e.what();
   }
   return result;
+}
+
+// Runs the backend tests in `dirs` on `jobs` threads (0: one per core), each test on one thread,
+// and calls on_result(index, const backend_test_result&) on the calling thread for every test in
+// the order of `dirs`, as soon as that test and those before it are done. An error outside a
+// test's evaluation (an unreadable folder) is that test's failure. If on_result throws, no
+// further test starts and the exception propagates once the running ones end.
+template <class OnResult>
+void run_backend_tests(std::span<const std::filesystem::path> dirs, const backend_test_options& options,
+                       std::size_t jobs, OnResult&& on_result) {
+  const auto run_one = [](const std::filesystem::path& dir, const backend_test_options& o) {
+    try {
+      return run_backend_test(dir, o);
+    } catch (const std::exception& e) {
+      return backend_test_result{test_status::failed, dir.filename().string(), e.what()};
+    }
+  };
+  if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+  jobs = std::min(jobs, dirs.size());
+  if (jobs <= 1) {
+    for (std::size_t i = 0; i < dirs.size(); ++i) on_result(i, run_one(dirs[i], options));
+    return;
+  }
+  // The tests share the cores; each evaluates on one thread.
+  backend_test_options each = options;
+  each.threads = 1;
+  std::vector<std::optional<backend_test_result>> results(dirs.size());
+  std::mutex mutex;
+  std::condition_variable finished;
+  std::atomic<std::size_t> next{0};
+  std::vector<std::jthread> workers;
+  const auto work = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < dirs.size();) {
+      backend_test_result r = run_one(dirs[i], each);
+      {
+        const std::lock_guard lock(mutex);
+        results[i] = std::move(r);
+      }
+      finished.notify_all();
+    }
+  };
+  try {
+    for (std::size_t j = 0; j < jobs; ++j) workers.emplace_back(work);
+    for (std::size_t i = 0; i < dirs.size(); ++i) {
+      std::unique_lock lock(mutex);
+      finished.wait(lock, [&] { return results[i].has_value(); });
+      const backend_test_result r = std::move(*results[i]);
+      lock.unlock();
+      on_result(i, r);
+    }
+  } catch (...) {
+    next = dirs.size();  // no new test starts; the workers are joined on the way out
+    throw;
+  }
 }
 
 }  // namespace mase::onnx
