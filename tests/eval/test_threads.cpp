@@ -17,6 +17,24 @@
 
 using namespace mase;
 
+namespace {
+
+graph hard_activations_cnn(std::int64_t batch) {
+  builder b(5);
+  auto x = b.input("x", {batch, 3, 36, 36});
+  auto h = b.add("conv1", op::conv2d{.in_channels = 3, .out_channels = 24, .kernel_size = {3}, .padding = {1}}, x);
+  h = b.add("hardswish", op::hardswish{}, h);
+  h = b.add("avg_pool", op::avg_pool2d{.kernel_size = {3}, .stride = {2}, .padding = {1}}, h);
+  h = b.add("relu6", op::relu6{}, h);
+  h = b.add("conv2", op::conv2d{.in_channels = 24, .out_channels = 40, .kernel_size = {3}, .stride = {2}}, h);
+  h = b.add("hardsigmoid", op::hardsigmoid{}, h);
+  h = b.add("neg", op::neg{}, h);
+  h = b.add("max_pool", op::max_pool2d{.kernel_size = {3}, .stride = {2}, .padding = {1}}, h);
+  return b.output(b.add("abs", op::abs{}, h));
+}
+
+}  // namespace
+
 TEST_CASE("evaluation on several threads gives the results of one thread, bit for bit", "[threads]") {
   struct model {
     const char* name;
@@ -28,6 +46,10 @@ TEST_CASE("evaluation on several threads gives the results of one thread, bit fo
   models.push_back({"mlp, one sample", reference_models::mlp(1), {1, 784}});
   models.push_back({"lenet", reference_models::lenet5(7), {7, 1, 28, 28}});
   models.push_back({"encoder", reference_models::encoder(3), {3, 32, 128}});
+  // One image: the convolutions split its pixel tiles (AVX-512 blocks where the processor has them).
+  models.push_back({"resnet18, one 32x32 image", reference_models::resnet18(1, 32), {1, 3, 32, 32}});
+  // The element-wise rules and the pools that split their elements or planes.
+  models.push_back({"hard activations and pools", hard_activations_cnn(3), {3, 3, 36, 36}});
   for (model& m : models) {
     const graph quantized = m.g | init_metadata | add_common_metadata | quantize(reference_models::eight_bit_config());
     const tensor x = reference_models::random_input(m.input, 17);

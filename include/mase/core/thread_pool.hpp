@@ -87,11 +87,30 @@ public:
   // counts, where waking another thread would cost more than it saves).
   template <class Body>
   void parallel_chunks(std::size_t count, std::size_t threads, std::size_t grain, Body&& body) {
-    const std::size_t useful = std::max<std::size_t>(1, count / std::max<std::size_t>(grain, 1));
-    parallel_for(count, std::min(threads, useful), body);
+    parallel_for(count, std::min(threads, useful_threads(count, grain)), body);
+  }
+
+  // The same on the shared pool, except that work for one thread runs on the caller without
+  // touching the pool, which starts (and allocates) its threads on first use: a kernel run on one
+  // thread allocates nothing.
+  template <class Body>
+  static void shared_for(std::size_t count, std::size_t threads, Body&& body) {
+    if (std::min(threads, count) <= 1) {
+      if (count > 0) body(std::size_t{0}, count, std::size_t{0});
+      return;
+    }
+    shared().parallel_for(count, threads, body);
+  }
+  template <class Body>
+  static void shared_chunks(std::size_t count, std::size_t threads, std::size_t grain, Body&& body) {
+    shared_for(count, std::min(threads, useful_threads(count, grain)), body);
   }
 
 private:
+  static std::size_t useful_threads(std::size_t count, std::size_t grain) noexcept {
+    return std::max<std::size_t>(1, count / std::max<std::size_t>(grain, 1));
+  }
+
   struct job {
     const void* body = nullptr;
     void (*call)(const void*, std::size_t, std::size_t, std::size_t) = nullptr;

@@ -336,7 +336,7 @@ inline bit_exact_kernel make_lookup_kernel(const node& n, const fixed_lowering& 
                             const tensor& v = args.input(0);
                             tensor& y = args.output(0);
                             const float* entries = table->data();
-                            thread_pool::shared().parallel_chunks(
+                            thread_pool::shared_chunks(
                                 y.size(), args.threads, parallel_grain, [&](std::size_t first, std::size_t last, std::size_t) {
                                   for (std::size_t i = first; i < last; ++i) {
                                     // Inputs are exact codes (the evaluator casts them); the clamp only guards the index.
@@ -364,7 +364,7 @@ bit_exact_kernel make_row_kernel(std::string description, std::shared_ptr<const 
                                     "bit-exact: {} values do not split into rows of {}", v.size(), row);
                             rows->resize(std::max(rows->size(), args.threads));
                             // The threads split the rows.
-                            thread_pool::shared().parallel_chunks(
+                            thread_pool::shared_chunks(
                                 v.size() / row, args.threads, std::max<std::size_t>(1, parallel_grain / row / 4),
                                 [&](std::size_t first, std::size_t last, std::size_t part) {
                                   std::vector<std::int64_t>& buffer = (*rows)[part];
@@ -556,8 +556,15 @@ bit_exact_kernel lowered_kernel(const Node& n, const fixed_lowering& l) {
           return bit_exact_kernel{"relu: exact on codes", [in = l.input, to = l.output](const kernel_args& args) {
                                     const tensor& v = args.input(0);
                                     tensor& y = args.output(0);
-                                    y.array() = v.array().max(0.0f);
-                                    if (!(in == to)) hardware_cast(to, y.values(), y.values());
+                                    thread_pool::shared_chunks(
+                                        y.size(), args.threads, parallel_grain,
+                                        [&](std::size_t first, std::size_t last, std::size_t) {
+                                          const auto at = static_cast<Eigen::Index>(first);
+                                          const auto count = static_cast<Eigen::Index>(last - first);
+                                          y.array().segment(at, count) = v.array().segment(at, count).max(0.0f);
+                                          const std::span<float> part = y.values().subspan(first, last - first);
+                                          if (!(in == to)) hardware_cast(to, part, part);
+                                        });
                                   }};
         } else if constexpr (std::is_same_v<Op, op::softmax>) {
           return detail::make_row_kernel(

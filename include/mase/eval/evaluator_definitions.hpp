@@ -127,14 +127,14 @@ void basic_evaluator<Graph>::gather_inputs(const node& n, node_state& s) {
       tensor& cast = s.cast_inputs[i];
       if (s.hardware_casts[i]) {
         // Element-wise: the threads split the values.
-        thread_pool::shared().parallel_chunks(in->size(), threads(), eval::parallel_grain,
-                                              [&](std::size_t first, std::size_t last, std::size_t) {
+        thread_pool::shared_chunks(in->size(), threads(), eval::parallel_grain,
+                                   [&](std::size_t first, std::size_t last, std::size_t) {
           eval::hardware_cast(s.input_casts[i]->template get<fixed_fmt>(), in->values().subspan(first, last - first),
                               cast.values().subspan(first, last - first));
         });
       } else if (s.input_casts[i]->is_elementwise()) {
-        thread_pool::shared().parallel_chunks(in->size(), threads(), eval::parallel_grain,
-                                              [&](std::size_t first, std::size_t last, std::size_t) {
+        thread_pool::shared_chunks(in->size(), threads(), eval::parallel_grain,
+                                   [&](std::size_t first, std::size_t last, std::size_t) {
           quantize(*s.input_casts[i], in->values().subspan(first, last - first), cast.values().subspan(first, last - first));
         });
       } else {

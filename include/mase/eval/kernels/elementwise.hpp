@@ -11,6 +11,7 @@
 #include <mase/core/error.hpp>
 #include <mase/core/shape.hpp>
 #include <mase/core/tensor_eigen.hpp>
+#include <mase/core/thread_pool.hpp>
 #include <mase/eval/kernel.hpp>
 #include <mase/ir/op/shape_rules.hpp>
 #include <mase/ir/ops.hpp>
@@ -74,6 +75,23 @@ inline unary_maps unary(const kernel_args& args, std::string_view op_name) {
   check_storage(x, args, op_name, "input");
   check_storage(y, args, op_name, "output");
   return {x.array(), y.array()};
+}
+
+// For the rules whose every element is one exactly rounded operation or an exact one (max, min,
+// negation, +, ×, ÷): f(x_part, y_part) on consecutive segments of the input and the result,
+// split between the kernel's threads. Eigen computes the segments' heads and tails with scalar
+// code and their middles with packets, which for these rules give the same bits, so the result
+// does not depend on the split. (Not for exp, tanh, erf, log: Eigen's packet and scalar versions
+// of those may differ in the last bit.)
+template <class F>
+void exact_pointwise(const kernel_args& args, std::string_view op_name, F&& f) {
+  auto [x, y] = unary(args, op_name);
+  thread_pool::shared_chunks(static_cast<std::size_t>(x.size()), args.threads, parallel_grain,
+                             [&](std::size_t first, std::size_t last, std::size_t) {
+                               const auto at = static_cast<Eigen::Index>(first);
+                               const auto n = static_cast<Eigen::Index>(last - first);
+                               f(x.segment(at, n), y.segment(at, n));
+                             });
 }
 
 // The correctly rounded square root, as PyTorch computes it. Eigen's vectorized float sqrt is an
@@ -456,8 +474,7 @@ void float_kernel(const op::erf&, const Args& args) {
 
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::neg&, const Args& args) {
-  auto [x, y] = elementwise_detail::unary(args, op::neg::name);
-  y = -x;
+  elementwise_detail::exact_pointwise(args, op::neg::name, [](auto x, auto y) { y = -x; });
 }
 
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
@@ -468,8 +485,7 @@ void float_kernel(const op::exp&, const Args& args) {
 
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::abs&, const Args& args) {
-  auto [x, y] = elementwise_detail::unary(args, op::abs::name);
-  y = x.abs();
+  elementwise_detail::exact_pointwise(args, op::abs::name, [](auto x, auto y) { y = x.abs(); });
 }
 
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
@@ -487,20 +503,17 @@ void float_kernel(const op::log&, const Args& args) {
 // 1 / x, one correctly rounded division, as PyTorch computes it.
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::reciprocal&, const Args& args) {
-  auto [x, y] = elementwise_detail::unary(args, op::reciprocal::name);
-  y = x.inverse();
+  elementwise_detail::exact_pointwise(args, op::reciprocal::name, [](auto x, auto y) { y = x.inverse(); });
 }
 
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::floor&, const Args& args) {
-  auto [x, y] = elementwise_detail::unary(args, op::floor::name);
-  y = x.floor();
+  elementwise_detail::exact_pointwise(args, op::floor::name, [](auto x, auto y) { y = x.floor(); });
 }
 
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::ceil&, const Args& args) {
-  auto [x, y] = elementwise_detail::unary(args, op::ceil::name);
-  y = x.ceil();
+  elementwise_detail::exact_pointwise(args, op::ceil::name, [](auto x, auto y) { y = x.ceil(); });
 }
 
 // PyTorch's (0 < x) - (x < 0): ±0 and NaN give +0. A plain loop of comparisons, which the
@@ -518,14 +531,12 @@ void float_kernel(const op::sign&, const Args& args) {
 // torch.relu does.
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::relu&, const Args& args) {
-  auto [x, y] = elementwise_detail::unary(args, op::relu::name);
-  y = x.max(0.0f);
+  elementwise_detail::exact_pointwise(args, op::relu::name, [](auto x, auto y) { y = x.max(0.0f); });
 }
 
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::relu6&, const Args& args) {
-  auto [x, y] = elementwise_detail::unary(args, op::relu6::name);
-  y = x.max(0.0f).min(6.0f);
+  elementwise_detail::exact_pointwise(args, op::relu6::name, [](auto x, auto y) { y = x.max(0.0f).min(6.0f); });
 }
 
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
@@ -634,20 +645,17 @@ void float_kernel(const op::softplus& op, const Args& args) {
 
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::softsign&, const Args& args) {
-  auto [x, y] = elementwise_detail::unary(args, op::softsign::name);
-  y = x / (1.0f + x.abs());
+  elementwise_detail::exact_pointwise(args, op::softsign::name, [](auto x, auto y) { y = x / (1.0f + x.abs()); });
 }
 
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::hardswish&, const Args& args) {
-  auto [x, y] = elementwise_detail::unary(args, op::hardswish::name);
-  y = x * (x + 3.0f).max(0.0f).min(6.0f) / 6.0f;
+  elementwise_detail::exact_pointwise(args, op::hardswish::name, [](auto x, auto y) { y = x * (x + 3.0f).max(0.0f).min(6.0f) / 6.0f; });
 }
 
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::hardsigmoid&, const Args& args) {
-  auto [x, y] = elementwise_detail::unary(args, op::hardsigmoid::name);
-  y = (x + 3.0f).max(0.0f).min(6.0f) / 6.0f;
+  elementwise_detail::exact_pointwise(args, op::hardsigmoid::name, [](auto x, auto y) { y = (x + 3.0f).max(0.0f).min(6.0f) / 6.0f; });
 }
 
 template <class Args = kernel_args>  // a template so that including the header compiles nothing

@@ -124,7 +124,7 @@ void linear_into(const T* x, Index rows, Index in, const T* w, Index out, const 
   };
   const auto blocks = static_cast<std::size_t>(out / thread_columns);
   if (threads <= 1 || blocks <= 1) return columns(0, out);
-  thread_pool::shared().parallel_for(blocks, threads, [&](std::size_t first, std::size_t last, std::size_t) {
+  thread_pool::shared_for(blocks, threads, [&](std::size_t first, std::size_t last, std::size_t) {
     const Index begin = static_cast<Index>(first) * thread_columns;
     columns(begin, (last == blocks ? out : static_cast<Index>(last) * thread_columns) - begin);
   });
@@ -506,24 +506,24 @@ void convolve_blocked(const conv_geometry& g, const T* x, const T* w, const T* b
   const std::size_t image_size = padded_image_size(g);
   if (split_images) {
     // Each thread has its own image buffer, whose border stays zero.
-    thread_pool::shared().parallel_for(static_cast<std::size_t>(g.batch), threads,
-                                       [&](std::size_t first, std::size_t last, std::size_t part) {
-                                         T* buffer = images + part * image_size;
-                                         std::fill(buffer, buffer + image_size, T(0));
-                                         for (auto n = static_cast<Index>(first); n < static_cast<Index>(last); ++n) {
-                                           run_tiles(bordered_image(g, x, n, buffer), n, 0, tiles);
-                                           after_image(n);
-                                         }
-                                       });
+    thread_pool::shared_for(static_cast<std::size_t>(g.batch), threads,
+                            [&](std::size_t first, std::size_t last, std::size_t part) {
+                              T* buffer = images + part * image_size;
+                              std::fill(buffer, buffer + image_size, T(0));
+                              for (auto n = static_cast<Index>(first); n < static_cast<Index>(last); ++n) {
+                                run_tiles(bordered_image(g, x, n, buffer), n, 0, tiles);
+                                after_image(n);
+                              }
+                            });
     return;
   }
   std::fill(images, images + image_size, T(0));
   for (Index n = 0; n < g.batch; ++n) {
     const T* source = bordered_image(g, x, n, images);
-    thread_pool::shared().parallel_for(static_cast<std::size_t>(tiles), threads,
-                                       [&](std::size_t first, std::size_t last, std::size_t) {
-                                         run_tiles(source, n, static_cast<Index>(first), static_cast<Index>(last));
-                                       });
+    thread_pool::shared_for(static_cast<std::size_t>(tiles), threads,
+                            [&](std::size_t first, std::size_t last, std::size_t) {
+                              run_tiles(source, n, static_cast<Index>(first), static_cast<Index>(last));
+                            });
     after_image(n);
   }
 }
@@ -602,8 +602,8 @@ void convolve_pixels(const conv_geometry& g, const T* x, const T* w, const T* bi
   // overlap its neighbour, which recomputes (and rewrites) the same values.
   const Index row_packets = (g.out_w + lanes - 1) / lanes;
   // The threads split the images, each with its own zero-bordered image buffer.
-  thread_pool::shared().parallel_for(static_cast<std::size_t>(g.batch), threads,
-                                     [&](std::size_t first_image, std::size_t last_image, std::size_t part) {
+  thread_pool::shared_for(static_cast<std::size_t>(g.batch), threads,
+                          [&](std::size_t first_image, std::size_t last_image, std::size_t part) {
   T* image = images + part * padded_image_size(g);
   // Only the zero border needs filling: each image overwrites the interior.
   if (g.padded()) std::fill(image, image + padded_image_size(g), T(0));

@@ -9,6 +9,7 @@
 // columns) and are divided once, as PyTorch's kernels do; maxima are exact.
 
 #include <mase/core/tensor_eigen.hpp>
+#include <mase/core/thread_pool.hpp>
 #include <mase/eval/kernel.hpp>
 #include <mase/ir/ops.hpp>
 
@@ -377,42 +378,66 @@ inline void adaptive_avg_pool(const Op& op, const kernel_args& args, int spatial
   adaptive_avg_pool(count, in_h, in_w, out_h, out_w, x.data(), args.output().data());
 }
 
+// pool(planes_part, x_part, y_part) on ranges of the planes, split between `threads` threads:
+// each plane's windows are computed as on one thread.
+template <class Pool>
+void over_planes(const planes& p, const float* x, float* y, std::size_t threads, Pool&& pool) {
+  const std::int64_t in_size = p.d.in * p.h.in * p.w.in, out_size = p.d.out * p.h.out * p.w.out;
+  const auto grain = static_cast<std::size_t>(std::max<std::int64_t>(1, static_cast<std::int64_t>(parallel_grain) /
+                                                                           std::max<std::int64_t>(in_size, 1)));
+  thread_pool::shared_chunks(static_cast<std::size_t>(p.count), threads, grain,
+                             [&](std::size_t first, std::size_t last, std::size_t) {
+                               planes part = p;
+                               part.count = static_cast<std::int64_t>(last - first);
+                               const auto at = static_cast<std::int64_t>(first);
+                               pool(part, x + at * in_size, y + at * out_size);
+                             });
+}
+
+template <class Op>
+void max_pool_kernel(const Op& op, const kernel_args& args, int spatial) {
+  over_planes(window_planes(op, args, spatial), args.input(0).data(), args.output().data(), args.threads,
+              [](const planes& part, const float* x, float* y) { max_pool(part, x, y); });
+}
+
+template <class Op>
+void avg_pool_kernel(const Op& op, const kernel_args& args, int spatial, std::int64_t divisor_override) {
+  over_planes(window_planes(op, args, spatial), args.input(0).data(), args.output().data(), args.threads,
+              [&](const planes& part, const float* x, float* y) {
+                avg_pool(part, op.count_include_pad, divisor_override, x, y);
+              });
+}
+
 }  // namespace pooling_detail
 
 // torch.nn.MaxPool1d / MaxPool2d / MaxPool3d (kernel, stride = kernel when empty, -inf padding, dilation,
 // ceil_mode through the shape rule's output size).
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::max_pool1d& op, const Args& args) {
-  const pooling_detail::planes p = pooling_detail::window_planes(op, args, 1);
-  pooling_detail::max_pool(p, args.input(0).data(), args.output().data());
+  pooling_detail::max_pool_kernel(op, args, 1);
 }
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::max_pool2d& op, const Args& args) {
-  const pooling_detail::planes p = pooling_detail::window_planes(op, args, 2);
-  pooling_detail::max_pool(p, args.input(0).data(), args.output().data());
+  pooling_detail::max_pool_kernel(op, args, 2);
 }
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::max_pool3d& op, const Args& args) {
-  const pooling_detail::planes p = pooling_detail::window_planes(op, args, 3);
-  pooling_detail::max_pool(p, args.input(0).data(), args.output().data());
+  pooling_detail::max_pool_kernel(op, args, 3);
 }
 
 // torch.nn.AvgPool1d / AvgPool2d / AvgPool3d (count_include_pad, ceil_mode; divisor_override for
 // 2-d and 3-d).
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::avg_pool1d& op, const Args& args) {
-  const pooling_detail::planes p = pooling_detail::window_planes(op, args, 1);
-  pooling_detail::avg_pool(p, op.count_include_pad, 0, args.input(0).data(), args.output().data());
+  pooling_detail::avg_pool_kernel(op, args, 1, 0);
 }
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::avg_pool2d& op, const Args& args) {
-  const pooling_detail::planes p = pooling_detail::window_planes(op, args, 2);
-  pooling_detail::avg_pool(p, op.count_include_pad, op.divisor_override, args.input(0).data(), args.output().data());
+  pooling_detail::avg_pool_kernel(op, args, 2, op.divisor_override);
 }
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
 void float_kernel(const op::avg_pool3d& op, const Args& args) {
-  const pooling_detail::planes p = pooling_detail::window_planes(op, args, 3);
-  pooling_detail::avg_pool(p, op.count_include_pad, op.divisor_override, args.input(0).data(), args.output().data());
+  pooling_detail::avg_pool_kernel(op, args, 3, op.divisor_override);
 }
 
 // torch.nn.AdaptiveAvgPool1d / AdaptiveAvgPool2d.
