@@ -412,6 +412,10 @@ TEST_CASE("bit-exact convolutions on the exact int32 products equal a direct int
       {2, 3, 6, 7, 20, 3, 1, 1, 1, 1, {12, 6}, {8, 6}, {8, 3}, {10, 3}},
       // conv1d, 3 groups of 16
       {2, 6, 1, 23, 48, 4, 3, 2, 1, 3, {8, 4}, {8, 6}, {8, 5}, {8, 3}, true},
+      // 16 input channels: kernel rows of 48 codes, copied in several moves
+      {1, 16, 7, 9, 24, 3, 1, 1, 1, 1, {8, 4}, {8, 6}, {8, 3}, {8, 3}},
+      // rows of 70 pixels, wider than the few-channel interleave takes
+      {1, 2, 3, 70, 16, 3, 1, 1, 1, 1, {8, 4}, {8, 6}, {8, 3}, {8, 3}},
   };
   for (eval::integer_gemm::isa target : eval::integer_gemm::supported_isas())
     for (const conv_case& cc : cases) {

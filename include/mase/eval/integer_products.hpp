@@ -149,9 +149,25 @@ void conv_image_codes(const linear_algebra_detail::conv_geometry& g, Index group
   const auto zero = static_cast<E>(stored_offset<E>());
   image.assign(static_cast<std::size_t>(hp * wp * cg) + 32, zero);  // 32: copy_in_blocks reads past the end
   const float scale = std::ldexp(1.0f, frac);
+  const float* const planes = x + (n * g.in_channels + group * cg) * g.in_pixels();
+  if (cg <= 8 && in_w <= 64) {
+    // Few channels: each row's codes, converted channel by channel, are interleaved pixel by
+    // pixel, so the stores run along the image.
+    std::int32_t codes[8][64];
+    for (Index h = 0; h < in_h; ++h) {
+      for (Index c = 0; c < cg; ++c) {
+        const float* const from = planes + c * g.in_pixels() + h * in_w;
+        for (Index w = 0; w < in_w; ++w) codes[c][w] = static_cast<std::int32_t>(from[w] * scale) + stored_offset<E>();
+      }
+      E* to = image.data() + ((h + pad_h) * wp + pad_w) * cg;
+      for (Index w = 0; w < in_w; ++w)
+        for (Index c = 0; c < cg; ++c) *to++ = static_cast<E>(codes[c][w]);
+    }
+    return;
+  }
   std::int32_t codes[256];  // a run of one row's codes, converted before they are interleaved
   for (Index c = 0; c < cg; ++c) {
-    const float* plane = x + (n * g.in_channels + group * cg + c) * g.in_pixels();
+    const float* plane = planes + c * g.in_pixels();
     for (Index h = 0; h < in_h; ++h) {
       E* const to = image.data() + ((h + pad_h) * wp + pad_w) * cg + c;
       const float* const from = plane + h * in_w;
@@ -176,6 +192,23 @@ void conv_patch_rows(const linear_algebra_detail::conv_geometry& g, const std::v
   const Index dilation_h = g.dilation_h, dilation_w = g.dilation_w;
   const Index run = dilation_w == 1 ? kernel_w * cg : cg;  // contiguous codes per copy
   const auto run_bytes = static_cast<std::size_t>(run) * sizeof(E);
+  if (dilation_w == 1 && run_bytes <= 32) {
+    // Small channel counts (LeNet's conv2: 5 taps of 6 channels): one 32-byte move per kernel
+    // row, the output position stepped rather than divided out.
+    const Index row_step = dilation_h * wp * cg;
+    Index oh = first / out_w, ow = first % out_w;
+    for (Index pixel = first; pixel < last; ++pixel) {
+      E* row = rows.row_data<E>(pixel - first);
+      const E* source = image.data() + (oh * stride_h * wp + ow * stride_w) * cg;
+      for (Index ki = 0; ki < kernel_h; ++ki, row += run, source += row_step) std::memcpy(row, source, 32);
+      rows.clear_padding(pixel - first);
+      if (++ow == out_w) {
+        ow = 0;
+        ++oh;
+      }
+    }
+    return;
+  }
   for (Index pixel = first; pixel < last; ++pixel) {
     const Index oh = pixel / out_w, ow = pixel % out_w;
     E* row = rows.row_data<E>(pixel - first);
