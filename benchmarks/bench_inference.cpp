@@ -255,7 +255,9 @@ template <class Vector>
     c10 = c10 * a + b;
     c11 = c11 * a + b;
     // Opaque to the optimiser, so that the identical chains are neither merged nor folded.
-    __asm__("" : "+v"(c0), "+v"(c1), "+v"(c2), "+v"(c3), "+v"(c4), "+v"(c5), "+v"(c6), "+v"(c7), "+v"(c8), "+v"(c9), "+v"(c10), "+v"(c11));
+    __asm__(""
+            : "+v"(c0), "+v"(c1), "+v"(c2), "+v"(c3), "+v"(c4), "+v"(c5),  //
+              "+v"(c6), "+v"(c7), "+v"(c8), "+v"(c9), "+v"(c10), "+v"(c11));
   }
   benchmark::DoNotOptimize(c0 + c1 + c2 + c3 + c4 + c5 + c6 + c7 + c8 + c9 + c10 + c11);
   return static_cast<double>(rounds) * 12 * 2 * (sizeof(Vector) / sizeof(float));
