@@ -83,14 +83,7 @@ public:
     if (error_) std::rethrow_exception(error_);
   }
 
-  // parallel_for over element ranges of at least `grain` elements (fewer threads for small
-  // counts, where waking another thread would cost more than it saves).
-  template <class Body>
-  void parallel_chunks(std::size_t count, std::size_t threads, std::size_t grain, Body&& body) {
-    parallel_for(count, std::min(threads, useful_threads(count, grain)), body);
-  }
-
-  // The same on the shared pool, except that work for one thread runs on the caller without
+  // parallel_for on the shared pool, except that work for one thread runs on the caller without
   // touching the pool, which starts (and allocates) its threads on first use: a kernel run on one
   // thread allocates nothing.
   template <class Body>
@@ -101,6 +94,8 @@ public:
     }
     shared().parallel_for(count, threads, body);
   }
+  // shared_for over element ranges of at least `grain` elements (fewer threads for small counts,
+  // where waking another thread would cost more than it saves).
   template <class Body>
   static void shared_chunks(std::size_t count, std::size_t threads, std::size_t grain, Body&& body) {
     shared_for(count, std::min(threads, useful_threads(count, grain)), body);

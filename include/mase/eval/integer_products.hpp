@@ -255,13 +255,13 @@ bit_exact_kernel make_integer_dot_product_kernel(const Op& op, const node& n, co
             tensor& y = args.output(0);
             integer_product_state& s = *state;
             const std::int64_t* bias_data = bias.empty() ? nullptr : bias.data();
-            thread_pool& pool = thread_pool::shared();
             if constexpr (std::is_same_v<Op, op::linear>) {
               const Index rows = static_cast<Index>(x.size()) / k;
               s.rows.reshape(kind, rows, k);
               s.acc.resize(static_cast<std::size_t>(rows * out_channels));
               // Each thread converts, multiplies and casts its own rows.
-              pool.parallel_for(static_cast<std::size_t>(rows), args.threads, [&](std::size_t first, std::size_t last, std::size_t) {
+              thread_pool::shared_for(static_cast<std::size_t>(rows), args.threads,
+                                      [&](std::size_t first, std::size_t last, std::size_t) {
                 const auto begin = static_cast<Index>(first), end = static_cast<Index>(last);
                 for (Index r = begin; r < end; ++r)
                   integer_gemm::set_row_from_values(s.rows, r, x.data() + r * k, k, x_fmt.frac);
@@ -283,8 +283,8 @@ bit_exact_kernel make_integer_dot_product_kernel(const Op& op, const node& n, co
                   std::max<Index>(1, 16384 / (integer_gemm::round_up(k, 4) * 2) / 12) * 12;
               for (Index group = 0; group < g.groups; ++group) {
                 // Each thread takes whole images: their rows, their products, their casts.
-                pool.parallel_for(static_cast<std::size_t>(g.batch), args.threads,
-                                  [&](std::size_t first, std::size_t last, std::size_t part) {
+                thread_pool::shared_for(static_cast<std::size_t>(g.batch), args.threads,
+                                        [&](std::size_t first, std::size_t last, std::size_t part) {
                   const auto begin = static_cast<Index>(first), end = static_cast<Index>(last);
                   integer_gemm::lhs_rows& chunk = s.chunks[part];
                   chunk.reshape(kind, std::min(chunk_rows, pixels), k);
@@ -301,7 +301,7 @@ bit_exact_kernel make_integer_dot_product_kernel(const Op& op, const node& n, co
                       else
                         conv_patch_rows(g, s.image_pairs[part], p, p + count, chunk);
                       integer_gemm::multiply(chunk, weights, s.acc.data() + (image * pixels + p) * group_out,
-                                             group_out, 0, count);
+                                                   group_out, 0, count);
                     }
                   }
                   for (Index image = begin; image < end; ++image)
@@ -342,7 +342,6 @@ inline bit_exact_kernel make_integer_matmul_kernel(const node& n, const fixed_lo
                                       args.node_name, inner));
             const shape a_batch = shape_rules::leading_dims(as, 2), b_batch = shape_rules::leading_dims(bs, 2);
             const float b_scale = std::ldexp(1.0f, b_fmt.frac);
-            thread_pool& pool = thread_pool::shared();
             const auto pack_other = [&](const float* b_matrix, integer_gemm::packed_rhs& other) {
               integer_gemm::pack_rhs(s.target, a_bits, b_bits, cols, inner,
                                      [&](Index c, Index i) {
@@ -364,19 +363,19 @@ inline bit_exact_kernel make_integer_matmul_kernel(const node& n, const fixed_lo
               pack_other(b.data(), s.other);
               s.rows.reshape(kind, count, inner);
               s.acc.resize(static_cast<std::size_t>(count * cols));
-              pool.parallel_for(static_cast<std::size_t>(count), args.threads,
-                                [&](std::size_t first, std::size_t last, std::size_t) {
-                                  product_rows(a.data(), static_cast<Index>(first), static_cast<Index>(last), s.other,
-                                               s.rows, s.acc, y.data());
-                                });
+              thread_pool::shared_for(static_cast<std::size_t>(count), args.threads,
+                                      [&](std::size_t first, std::size_t last, std::size_t) {
+                                        product_rows(a.data(), static_cast<Index>(first), static_cast<Index>(last), s.other,
+                                                     s.rows, s.acc, y.data());
+                                      });
               return;
             }
             // Several products: the threads split them, each with its own buffers.
             const shape y_batch = linear_algebra_detail::first_dims(
                 y.shape(), y.shape().size() - (a_is_matrix ? 1 : 0) - (b_is_matrix ? 1 : 0));
             s.per_thread.resize(std::max<std::size_t>(s.per_thread.size(), args.threads));
-            pool.parallel_for(static_cast<std::size_t>(y_batch.numel()), args.threads,
-                              [&](std::size_t first, std::size_t last, std::size_t part) {
+            thread_pool::shared_for(static_cast<std::size_t>(y_batch.numel()), args.threads,
+                                    [&](std::size_t first, std::size_t last, std::size_t part) {
               integer_product_state::product_buffers& buffers = s.per_thread[part];
               for (auto i = static_cast<Index>(first); i < static_cast<Index>(last); ++i) {
                 pack_other(b.data() + linear_algebra_detail::broadcast_source(i, y_batch, b_batch) * inner * cols,

@@ -27,7 +27,6 @@ inline void quantize(const binary_fmt&, std::span<const float> in, std::span<flo
   dispatch::run<&detail::quantize_binary_run>(in.data(), out.data(), in.size());
 }
 
-
 inline std::uint64_t encode(const binary_fmt& f, float x) {
   require(!std::isnan(x), "encode(binary): NaN has no code");
   float y = x;
@@ -62,7 +61,6 @@ inline void quantize(const ternary_fmt& f, std::span<const float> in, std::span<
   // Same as comparing double(x) with the double threshold, for any threshold.
   dispatch::run<&detail::quantize_ternary_run>(in.data(), out.data(), in.size(), detail::float_at_or_below(f.threshold));
 }
-
 
 // Two-bit two's complement: 0 -> 0b00, +1 -> 0b01, -1 -> 0b11.
 inline std::uint64_t encode(const ternary_fmt& f, float x) {

@@ -87,16 +87,6 @@ inline block_layout layout_of(const mx_fmt& f, std::span<const std::int64_t> sha
   return make_tile_layout(shape, tile);
 }
 
-// Runs every block in two steps: `choose(x, n)` reads a block and returns what its elements
-// share (an exponent or a bias), `apply(x, y, n, shared)` quantizes it. Contiguous blocks are
-// handed over where they lie, in batches: first the choices of up to 64 blocks, then their
-// quantization, so that the processor overlaps the short dependent chains of many blocks
-// (reduce, pick the exponent, scale) instead of waiting on one block's chain at a time. Tiles
-// are gathered into a buffer and scattered back. Full runs of 16 or 32 elements (MASE's and
-// OCP MX's usual blocks) pass n as a std::integral_constant: the block's loops then have a known
-// length, so they are unrolled and vectorised without remainder loops; `n` converts to
-// std::size_t wherever a run length is needed. `out` may be `in`: a block is read by its choice
-// and its quantization only, and written by the latter.
 // `count` consecutive blocks of length `full` (a constant or a std::size_t) from x and y on: first
 // the choices of up to 64 blocks, then their quantization. Choose and Apply come by pointer so
 // that both copies of the dispatched kernel call the same objects.
@@ -114,6 +104,16 @@ void block_runs(const float* x, float* y, std::size_t count, Full full, const Ch
   }
 }
 
+// Runs every block in two steps: `choose(x, n)` reads a block and returns what its elements
+// share (an exponent or a bias), `apply(x, y, n, shared)` quantizes it. Contiguous blocks are
+// handed over where they lie, in batches: first the choices of up to 64 blocks, then their
+// quantization, so that the processor overlaps the short dependent chains of many blocks
+// (reduce, pick the exponent, scale) instead of waiting on one block's chain at a time. Tiles
+// are gathered into a buffer and scattered back. Full runs of 16 or 32 elements (MASE's and
+// OCP MX's usual blocks) pass n as a std::integral_constant: the block's loops then have a known
+// length, so they are unrolled and vectorised without remainder loops; `n` converts to
+// std::size_t wherever a run length is needed. `out` may be `in`: a block is read by its choice
+// and its quantization only, and written by the latter.
 template <class Choose, class Apply>
 void for_each_block_run(const block_layout& layout, std::span<const float> in, std::span<float> out, Choose&& choose,
                         Apply&& apply) {

@@ -93,7 +93,6 @@ inline void quantize(const fixed_fmt& f, std::span<const float> in, std::span<fl
   });
 }
 
-
 // Compile-time format: the same kernel with every parameter folded.
 template <fixed_fmt F>
 void quantize(std::span<const float> in, std::span<float> out) {

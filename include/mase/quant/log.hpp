@@ -61,7 +61,6 @@ inline void quantize(const log_fmt& f, std::span<const float> in, std::span<floa
   dispatch::run<&detail::quantize_log_run>(in.data(), out.data(), in.size(), f.emin(), f.emax());
 }
 
-
 template <log_fmt F>
 void quantize(std::span<const float> in, std::span<float> out) {
   static_assert((check(F), true));

@@ -160,7 +160,6 @@ inline void quantize(const minifloat_fmt& f, std::span<const float> in, std::spa
   });
 }
 
-
 template <minifloat_fmt F>
 void quantize(std::span<const float> in, std::span<float> out) {
   static_assert((check(F), true));

@@ -410,17 +410,10 @@ const T* bordered_image(const conv_geometry& g, const T* x, Index n, T* buffer) 
   const Index row_length = g.padded_w();
   for (Index c = 0; c < g.in_channels; ++c)
     for (Index h = 0; h < g.in_h; ++h)
-      std::copy_n(source + (c * g.in_h + h) * g.in_w, g.in_w, buffer + (c * g.padded_h() + h + g.pad_h) * row_length + g.pad_w);
+      std::copy_n(source + (c * g.in_h + h) * g.in_w, g.in_w,
+                  buffer + (c * g.padded_h() + h + g.pad_h) * row_length + g.pad_w);
   return buffer;
 }
-
-// The output pixels are taken in tiles of up to 16 register blocks: for each tile, every channel
-// block runs over the tile's pixels. The transposed weights of one channel block and the image
-// rows under one tile then stay in cache while they are reused (for 7×7×512 maps with 9 MiB of
-// weights, running each pixel block over every channel block instead read all the weights from
-// memory once per pixel block). The threads split the images, or, with fewer images than
-// threads (batch 1), each image's tiles. Each output is summed in the same order either way.
-inline constexpr Index conv_tile_blocks = 16;
 
 // What the packed weights at the front of a scratch buffer were packed from. A later call with the
 // same key reuses them: the weights (and bias) at those addresses must not have changed, which
@@ -434,6 +427,15 @@ struct conv_packing_key {
 template <class T>
 inline constexpr std::size_t conv_key_size = (sizeof(conv_packing_key) + sizeof(T) - 1) / sizeof(T);
 
+// Register blocks per tile of output pixels (convolve_blocked).
+inline constexpr Index conv_tile_blocks = 16;
+
+// The output pixels are taken in tiles of up to 16 register blocks: for each tile, every channel
+// block runs over the tile's pixels. The packed weights of one channel block and the image
+// rows under one tile then stay in cache while they are reused (for 7×7×512 maps with 9 MiB of
+// weights, running each pixel block over every channel block instead read all the weights from
+// memory once per pixel block). The threads split the images, or, with fewer images than
+// threads (batch 1), each image's tiles. Each output is summed in the same order either way.
 template <class T, class Block, class AfterImage>
 void convolve_blocked(const conv_geometry& g, const T* x, const T* w, const T* bias, T* y, T* scratch,
                       std::size_t threads, const AfterImage& after_image) {
@@ -608,14 +610,7 @@ void convolve_pixels(const conv_geometry& g, const T* x, const T* w, const T* bi
   // Only the zero border needs filling: each image overwrites the interior.
   if (g.padded()) std::fill(image, image + padded_image_size(g), T(0));
   for (auto n = static_cast<Index>(first_image); n < static_cast<Index>(last_image); ++n) {
-    const T* source = x + n * g.in_channels * g.in_pixels();
-    if (g.padded()) {
-      for (Index c = 0; c < g.in_channels; ++c)
-        for (Index h = 0; h < g.in_h; ++h)
-          std::copy_n(source + (c * g.in_h + h) * g.in_w, g.in_w,
-                      image + (c * g.padded_h() + h + g.pad_h) * row_length + g.pad_w);
-      source = image;
-    }
+    const T* source = bordered_image(g, x, n, image);
     for (Index group = 0; group < g.groups; ++group) {
       const T* group_image = source + group * g.group_in() * g.padded_h() * row_length;
       for (Index oh = 0; oh < g.out_h; ++oh) {
@@ -643,16 +638,17 @@ void convolve_pixels(const conv_geometry& g, const T* x, const T* w, const T* bi
   });
 }
 
-// y = conv(x, w) (+ bias[O] on every pixel of channel O when bias is not null). `scratch` is
-// grown to the size the chosen kernel needs when smaller, never shrunk (regrowing would zero-fill
-// it on every run).
 // Calls nothing after an image: the default of convolve's after_image.
 struct no_image_step {
   void operator()(Index) const noexcept {}
 };
 
-// The threads split the batch's images. after_image(n) runs on image n's results as soon as they
-// are complete, while they are still in cache (on the thread that computed them).
+// y = conv(x, w) (+ bias[O] on every pixel of channel O when bias is not null). `scratch` is
+// grown to the size the chosen kernel needs when smaller, never shrunk (regrowing would zero-fill
+// it on every run); the weights packed in it are reused by the next call with the same w, bias
+// and geometry (conv_packing_key). The threads split the batch's images, or one image's pixel
+// tiles. after_image(n) runs on image n's results as soon as they are complete, while they are
+// still in cache (on the thread that computed them, or after the tiles of a split image).
 template <class T, class AfterImage = no_image_step>
 void convolve(const conv_geometry& g, const T* x, const T* w, const T* bias, T* y, std::vector<T>& scratch,
               std::size_t threads = 1, const AfterImage& after_image = {}) {
@@ -700,8 +696,10 @@ void linear_product(const T* x, Eigen::Index rows, Eigen::Index in, const T* w, 
 }
 
 // conv1d without bias: x [N, C, L] or [C, L], w [O, C/groups, k], y of the op's result shape.
-// `scratch` holds transposed weights and a zero-bordered image; it is grown when too small and
-// never shrunk. after_image(n) runs on image n's results once they are complete.
+// `scratch` holds packed weights and zero-bordered images; it is grown when too small and never
+// shrunk. A later call with the same w and scratch reuses the packed weights, so a caller that
+// changes the weights in place passes a fresh scratch. after_image(n) runs on image n's results
+// once they are complete.
 template <class T, class AfterImage = linear_algebra_detail::no_image_step>
 void conv1d_product(const op::conv1d& op, const T* x, const shape& x_shape, const T* w, T* y, const shape& y_shape,
                     std::vector<T>& scratch, std::size_t threads = 1, const AfterImage& after_image = {}) {
