@@ -99,6 +99,33 @@ void check_close(const tensor& got, const std::vector<double>& want, const std::
   }
 }
 
+// A float sum rounded the way the float kernels' register blocks round it: one fused multiply-add
+// per term (Fused), or a rounded product then a rounded sum (SSE without FMA). Accumulating in it,
+// the reference loops give the kernels' exact bits, since every block adds the bias first and
+// then the terms in the reference's order.
+template <bool Fused>
+struct float_chain {
+  float value = 0;
+  float_chain() = default;
+  explicit float_chain(float v) : value(v) {}
+  struct product {
+    float a, b;
+  };
+  friend product operator*(float_chain a, float_chain b) { return {a.value, b.value}; }
+  float_chain& operator+=(product p) {
+    // The double product of two floats is exact, so its conversion is the rounded float product.
+    value = Fused ? std::fma(p.a, p.b, value) : value + static_cast<float>(static_cast<double>(p.a) * p.b);
+    return *this;
+  }
+};
+
+template <bool Fused>
+std::vector<float> chain_values(const std::vector<float_chain<Fused>>& sums) {
+  std::vector<float> v;
+  for (const auto& s : sums) v.push_back(s.value);
+  return v;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reference loops, over any scalar T, accumulating in Acc.
 
@@ -257,6 +284,26 @@ std::vector<Acc> naive_conv3d(const op::conv3d& op, const std::vector<T>& x, con
 
 std::vector<float> values_of(const tensor& t) { return {t.values().begin(), t.values().end()}; }
 
+// Whether the kernels fuse their multiply-adds when dispatch::limit caps them at `most`: the
+// dispatched copies (AVX2 + FMA, AVX-512) always do; the baseline (Eigen's packets, compiled for
+// this test's target) only where this test is compiled with FMA.
+bool fused_at(dispatch::target most) {
+#ifdef __FMA__
+  constexpr bool baseline_fuses = true;
+#else
+  constexpr bool baseline_fuses = false;
+#endif
+  return baseline_fuses || (dispatch::chosen() >= dispatch::target::x86_64_v3 && most >= dispatch::target::x86_64_v3);
+}
+
+// Every target this processor runs (and this build has code for), from the baseline up.
+std::vector<dispatch::target> runnable_targets() {
+  std::vector<dispatch::target> all;
+  for (auto t : {dispatch::target::baseline, dispatch::target::x86_64_v3, dispatch::target::x86_64_v4})
+    if (dispatch::supports(t)) all.push_back(t);
+  return all;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -297,6 +344,54 @@ TEST_CASE("linear: the MLP's first layer size (blocked GEMM path)") {
   const std::vector<float> b = values_of(k.parameters.at("bias")), b_abs = absolute(b);
   check_close(y, naive_linear<double>(values_of(x), 7, 784, values_of(weight), 256, &b),
               naive_linear<double>(absolute(x.values()), 7, 784, absolute(weight.values()), 256, &b_abs), 784);
+}
+
+TEST_CASE("linear: every target and thread count gives the scalar chain's bits", "[dispatch]") {
+  // The dispatched copies add the bias and then one fused multiply-add per input feature, in
+  // order, whatever their block shape, the split between threads, or the runs the inner
+  // dimension is taken in (300 and 784 features span several); the baseline is Eigen's GEMM,
+  // which sums in its own order, so it is held to the rounding bound instead.
+  using dispatch::target;
+  random_source random{4};
+  struct size_case {
+    std::int64_t rows, in, out;
+    bool bias;
+  };
+  for (const auto& [rows, in, out, bias] : {size_case{13, 300, 37, true}, size_case{7, 784, 256, true},
+                                            size_case{1, 5, 3, false}, size_case{25, 64, 10, false},
+                                            size_case{12, 33, 32, true}}) {
+    INFO(rows << " rows, " << in << " → " << out << ", bias " << bias);
+    kernel_run<op::linear> k{.op = {.in_features = in, .out_features = out, .bias = bias}};
+    const tensor x = random_tensor({rows, in}, random);
+    k.inputs = {&x};
+    k.parameters.insert_or_assign("weight", random_tensor({out, in}, random));
+    std::vector<float> b;
+    if (bias) {
+      k.parameters.insert_or_assign("bias", random_tensor({out}, random));
+      b = values_of(k.parameters.at("bias"));
+    }
+    const std::vector<float> w = values_of(k.parameters.at("weight")), b_abs = absolute(b);
+    const std::vector<float> fused =
+        chain_values(naive_linear<float_chain<true>>(values_of(x), rows, in, w, out, bias ? &b : nullptr));
+    for (const target most : runnable_targets()) {
+      INFO("target " << static_cast<int>(most));
+      const target previous = dispatch::limit(most);
+      for (std::size_t threads : {1, 2}) {
+        k.threads = threads;
+        k.scratch.clear();
+        const tensor& y = k.run();
+        if (most >= target::x86_64_v3) {
+          CHECK(values_of(y) == fused);
+          CHECK(values_of(k.run()) == fused);  // the packed weights reused
+        } else {
+          check_close(y, naive_linear<double>(values_of(x), rows, in, w, out, bias ? &b : nullptr),
+                      naive_linear<double>(absolute(x.values()), rows, in, absolute(w), out, bias ? &b_abs : nullptr),
+                      in);
+        }
+      }
+      dispatch::limit(previous);
+    }
+  }
 }
 
 TEST_CASE("linear: a missing weight names the node") {
@@ -413,11 +508,12 @@ TEST_CASE("conv2d: direct convolution over stride, padding, dilation, groups, bi
   CHECK(checked > 800);  // most of the grid fits the 7×6 input
 }
 
-TEST_CASE("conv2d: every register block and thread count gives the same bits", "[dispatch]") {
-  // The AVX-512 block (where the processor has it) and Eigen's block sum each output in the same
-  // order, so in a build with FMA (where Eigen fuses too) they agree bit for bit; without it, each
-  // is checked against the reference. One thread and two (splitting the images, or one image's
-  // pixel tiles) agree bit for bit. A second run reuses the weights packed in the scratch.
+TEST_CASE("conv2d: every target, register block and thread count gives the scalar chain's bits", "[dispatch]") {
+  // Each block (Eigen's, at the build's width; AVX2's and AVX-512's copies, chosen at run time;
+  // wide, narrow or pixel-blocked) adds the bias and then one multiply-add per tap in the
+  // reference's order, so each result equals the reference summed in a float_chain, fused or
+  // not as the target rounds. One thread and two (splitting the images, or one image's pixel
+  // tiles) agree bit for bit, and a second run reuses the weights packed in the scratch.
   using dispatch::target;
   random_source random{9};
   struct geometry_case {
@@ -431,6 +527,11 @@ TEST_CASE("conv2d: every register block and thread count gives the same bits", "
       {{.in_channels = 6, .out_channels = 64, .kernel_size = {2, 3}, .dilation = {2, 1}, .groups = 2}, {2, 6, 9, 9}},
       {{.in_channels = 3, .out_channels = 32, .kernel_size = {7}, .stride = {2}, .padding = {3}}, {1, 3, 30, 30}},
       {{.in_channels = 64, .out_channels = 48, .kernel_size = {1}}, {1, 64, 7, 7}},
+      // Few channels: pixel blocks (stride 1 along W), the narrow channel block (stride 2), and
+      // a group of 12 (one packet of 8 and part of another).
+      {{.in_channels = 1, .out_channels = 6, .kernel_size = {5}, .padding = {2}}, {2, 1, 12, 19}},
+      {{.in_channels = 4, .out_channels = 7, .kernel_size = {3}, .stride = {1, 2}}, {1, 4, 10, 21}},
+      {{.in_channels = 4, .out_channels = 12, .kernel_size = {3}, .padding = {1}, .bias = false}, {2, 4, 6, 9}},
   };
   for (const auto& [op, xs] : cases) {
     INFO("out_channels " << op.out_channels << " groups " << op.groups << " input " << to_string(xs));
@@ -444,35 +545,23 @@ TEST_CASE("conv2d: every register block and thread count gives the same bits", "
       k.parameters.insert_or_assign("bias", random_tensor({op.out_channels}, random));
       b = values_of(k.parameters.at("bias"));
     }
-    const auto run = [&](target most, std::size_t threads) {
+    const std::vector<float> w = values_of(k.parameters.at("weight"));
+    const std::vector<float> fused =
+        chain_values(naive_conv2d<float_chain<true>>(op, values_of(x), xs, w, op.bias ? &b : nullptr));
+    const std::vector<float> unfused =
+        chain_values(naive_conv2d<float_chain<false>>(op, values_of(x), xs, w, op.bias ? &b : nullptr));
+    for (const target most : runnable_targets()) {
+      INFO("target " << static_cast<int>(most));
       const target previous = dispatch::limit(most);
-      k.threads = threads;
-      std::vector<float> y = values_of(k.run());
-      CHECK(values_of(k.run()) == y);  // the packed weights reused
+      for (std::size_t threads : {1, 2}) {
+        k.threads = threads;
+        k.scratch.clear();
+        const std::vector<float> y = values_of(k.run());
+        CHECK(y == (fused_at(most) ? fused : unfused));
+        CHECK(values_of(k.run()) == y);  // the packed weights reused
+      }
       dispatch::limit(previous);
-      k.scratch.clear();
-      return y;
-    };
-    const std::vector<float> eight_lanes = run(target::x86_64_v3, 1);
-    const std::vector<double> want =
-        naive_conv2d<double>(op, values_of(x), xs, values_of(k.parameters.at("weight")), op.bias ? &b : nullptr);
-    const std::vector<float> b_abs = absolute(b);
-    const std::vector<double> magnitude =
-        naive_conv2d<double>(op, absolute(x.values()), xs, absolute(k.parameters.at("weight").values()),
-                             op.bias ? &b_abs : nullptr);
-    const auto check_against_reference = [&](const std::vector<float>& y) {
-      tensor got(shape{static_cast<std::int64_t>(y.size())});
-      std::copy(y.begin(), y.end(), got.values().begin());
-      check_close(got, want, magnitude, ws[1] * ws[2] * ws[3] + 1);
-    };
-    check_against_reference(eight_lanes);
-    CHECK(run(target::x86_64_v3, 2) == eight_lanes);
-    const std::vector<float> widest = run(target::x86_64_v4, 1);
-    check_against_reference(widest);
-    CHECK(run(target::x86_64_v4, 2) == widest);
-#ifdef __FMA__  // Eigen's 8-lane block fuses its multiply-adds only when compiled with FMA
-    CHECK(widest == eight_lanes);
-#endif
+    }
   }
 }
 

@@ -18,6 +18,7 @@
 #include <mase/core/tensor_eigen.hpp>
 #include <mase/core/thread_pool.hpp>
 #include <mase/eval/kernel.hpp>
+#include <mase/eval/kernels/float_blocks.hpp>
 #include <mase/ir/op/bmm.hpp>
 #include <mase/ir/op/conv.hpp>
 #include <mase/ir/op/conv_transpose.hpp>
@@ -39,10 +40,6 @@
 #include <vector>
 
 #include <fmt/core.h>
-
-#if MASE_DISPATCH
-#include <immintrin.h>
-#endif
 
 namespace mase::eval {
 
@@ -347,58 +344,30 @@ struct eigen_register_block {
   }
 };
 
-#if MASE_DISPATCH
-// conv_register_block's wide float block on 16-lane vectors: the same sums (bias, then one fused
-// multiply-add per tap in the same order), so the same results as the 8-lane block with FMA.
-// A function of its own because the intrinsics need the target attribute; one call covers
-// 2·16·12 outputs and every tap of them.
-__attribute__((target("avx512f"))) inline void conv_register_block_avx512(const conv_geometry& g, const float* image,
-                                                                           const Index* base, const float* weights,
-                                                                           Index weight_stride, const float* bias,
-                                                                           const conv_block_output<float>& to) {
-  constexpr int pixels = 12;
-  const Index row_length = g.padded_w();
-  const Index channel_size = g.padded_h() * row_length;
-  __m512 low[pixels], high[pixels];  // channels 0–15 and 16–31 of each pixel
-  const __m512 bias_low = _mm512_loadu_ps(bias), bias_high = _mm512_loadu_ps(bias + 16);
-#pragma GCC unroll 12
-  for (int p = 0; p < pixels; ++p) {
-    low[p] = bias_low;
-    high[p] = bias_high;
-  }
-  const float* tap_weights = weights;
-  for (Index c = 0; c < g.group_in(); ++c) {
-    for (Index ki = 0; ki < g.kernel_h; ++ki) {
-      const float* row = image + c * channel_size + ki * g.dilation_h * row_length;
-      for (Index kj = 0; kj < g.kernel_w; ++kj, tap_weights += weight_stride) {
-        const float* tap = row + kj * g.dilation_w;
-        const __m512 w_low = _mm512_loadu_ps(tap_weights), w_high = _mm512_loadu_ps(tap_weights + 16);
-#pragma GCC unroll 12
-        for (int p = 0; p < pixels; ++p) {
-          const __m512 value = _mm512_set1_ps(tap[base[p]]);
-          low[p] = _mm512_fmadd_ps(value, w_low, low[p]);
-          high[p] = _mm512_fmadd_ps(value, w_high, high[p]);
-        }
-      }
-    }
-  }
-  float tile[pixels * 32];  // [pixel][channel]
-#pragma GCC unroll 12
-  for (int p = 0; p < pixels; ++p) {
-    _mm512_storeu_ps(tile + p * 32, low[p]);
-    _mm512_storeu_ps(tile + p * 32 + 16, high[p]);
-  }
-  for (Index c = 0; c < to.channels; ++c)
-    for (Index p = 0; p < to.count; ++p) to.out[c * to.row_stride + p] = tile[p * 32 + c];
+// The taps of a convolution's register block: its group's input channels and kernel window.
+inline float_blocks::tap_walk taps_of(const conv_geometry& g) noexcept {
+  return {.channels = g.group_in(), .channel_stride = g.padded_h() * g.padded_w(), .rows = g.kernel_h,
+          .row_stride = g.dilation_h * g.padded_w(), .columns = g.kernel_w, .column_stride = g.dilation_w};
 }
 
-struct avx512_register_block {
-  using shape = conv_block_shape<16, 2, 12>;
+#if MASE_DISPATCH
+// float_blocks' copies for AVX2 + FMA and AVX-512, chosen at run time. Their sums are those of
+// Eigen's blocks in a build with FMA (bias, then one fused multiply-add per tap, in order).
+template <class Shape, auto Copy>
+struct vector_register_block {
+  using shape = Shape;
+  static constexpr auto copy = Copy;
   static void run(const conv_geometry& g, const float* image, const Index* base, const float* weights,
                   Index weight_stride, const float* bias, const conv_block_output<float>& to) {
-    conv_register_block_avx512(g, image, base, weights, weight_stride, bias, to);
+    Copy(taps_of(g), image, base, weights, weight_stride, bias,
+         {.out = to.out, .pixel_stride = 1, .channel_stride = to.row_stride, .channels = to.channels, .count = to.count},
+         false);
   }
 };
+using avx512_register_block = vector_register_block<conv_block_shape<16, 2, 12>, &float_blocks::channel_block_avx512>;
+using avx2_register_block = vector_register_block<conv_block_shape<8, 2, 6>, &float_blocks::channel_block_avx2>;
+using avx2_narrow_register_block =
+    vector_register_block<conv_block_shape<8, 1, 12>, &float_blocks::narrow_channel_block_avx2>;
 #endif
 
 // Copies image n into its zero-bordered buffer (whose border is already zero) and returns where
@@ -570,32 +539,48 @@ inline void conv_pixel_block(const conv_geometry& g, const T* window_row, const 
   });
 }
 
-inline constexpr int pixel_block_channels = 6;
+using float_blocks::pixel_block_channels;
 
-template <class T, int packets>
-inline void conv_pixel_block_dispatch(Index channels, const conv_geometry& g, const T* window_row, const T* w,
-                                      const T* bias, T* out, const Index* starts) {
-  switch (channels) {
-    case 1: conv_pixel_block<T, 1, packets>(g, window_row, w, bias, out, starts); break;
-    case 2: conv_pixel_block<T, 2, packets>(g, window_row, w, bias, out, starts); break;
-    case 3: conv_pixel_block<T, 3, packets>(g, window_row, w, bias, out, starts); break;
-    case 4: conv_pixel_block<T, 4, packets>(g, window_row, w, bias, out, starts); break;
-    case 5: conv_pixel_block<T, 5, packets>(g, window_row, w, bias, out, starts); break;
-    default: conv_pixel_block<T, pixel_block_channels, packets>(g, window_row, w, bias, out, starts); break;
-  }
-}
-
-// Whether convolve_pixels applies: SIMD type, a group of at most one packet of output channels,
-// stride 1 along W and output rows of at least one packet.
+// The pixel blocks convolve_pixels can run: Eigen's packets (compiled for the including program's
+// target) and, for float, float_blocks' AVX2 copy, chosen at run time.
 template <class T>
-bool pixel_blocked(const conv_geometry& g) noexcept {
-  return lanes_of<T> > 1 && g.group_out() <= lanes_of<T> && g.stride_w == 1 && g.out_w >= lanes_of<T>;
+struct eigen_pixel_block {
+  static constexpr Index lanes = lanes_of<T>;
+  template <int packets>
+  static void run(Index channels, const conv_geometry& g, const T* window_row, const T* w, const T* bias, T* out,
+                  const Index* starts) {
+    switch (channels) {
+      case 1: return conv_pixel_block<T, 1, packets>(g, window_row, w, bias, out, starts);
+      case 2: return conv_pixel_block<T, 2, packets>(g, window_row, w, bias, out, starts);
+      case 3: return conv_pixel_block<T, 3, packets>(g, window_row, w, bias, out, starts);
+      case 4: return conv_pixel_block<T, 4, packets>(g, window_row, w, bias, out, starts);
+      case 5: return conv_pixel_block<T, 5, packets>(g, window_row, w, bias, out, starts);
+      default: return conv_pixel_block<T, pixel_block_channels, packets>(g, window_row, w, bias, out, starts);
+    }
+  }
+};
+#if MASE_DISPATCH
+struct avx2_pixel_block {
+  static constexpr Index lanes = 8;
+  template <int packets>
+  static void run(Index channels, const conv_geometry& g, const float* window_row, const float* w,
+                  const float* bias, float* out, const Index* starts) {
+    float_blocks::pixel_block_avx2<packets>(channels, taps_of(g), window_row, w, g.patch(), bias, out, g.out_pixels(),
+                                            starts);
+  }
+};
+#endif
+
+// Whether convolve_pixels applies with vectors of `lanes` pixels: a group of at most one vector
+// of output channels, stride 1 along W and output rows of at least one vector.
+inline bool pixel_blocked(const conv_geometry& g, Index lanes) noexcept {
+  return lanes > 1 && g.group_out() <= lanes && g.stride_w == 1 && g.out_w >= lanes;
 }
 
-template <class T, class AfterImage>
+template <class T, class PixelBlock, class AfterImage>
 void convolve_pixels(const conv_geometry& g, const T* x, const T* w, const T* bias, T* y, T* images,
                      std::size_t threads, const AfterImage& after_image) {
-  constexpr Index lanes = lanes_of<T>;
+  constexpr Index lanes = PixelBlock::lanes;
   const Index group_out = g.group_out();
   const Index patch = g.patch();
   const Index out_pixels = g.out_pixels();
@@ -624,11 +609,11 @@ void convolve_pixels(const conv_geometry& g, const T* x, const T* w, const T* bi
           Index k = 0;
           for (; k + 2 <= row_packets; k += 2) {
             const Index starts[2] = {k * lanes, std::min((k + 1) * lanes, g.out_w - lanes)};
-            conv_pixel_block_dispatch<T, 2>(channels, g, window_row, channel_weights, channel_bias, out, starts);
+            PixelBlock::template run<2>(channels, g, window_row, channel_weights, channel_bias, out, starts);
           }
           if (k < row_packets) {
             const Index starts[1] = {g.out_w - lanes};
-            conv_pixel_block_dispatch<T, 1>(channels, g, window_row, channel_weights, channel_bias, out, starts);
+            PixelBlock::template run<1>(channels, g, window_row, channel_weights, channel_bias, out, starts);
           }
         }
       }
@@ -664,21 +649,92 @@ void convolve(const conv_geometry& g, const T* x, const T* w, const T* bias, T* 
     }
     convolve_blocked<T, Block>(g, x, w, bias, y, scratch.data(), threads, after_image);
   };
-  using blocking = conv_blocking<T>;
-  if (pixel_blocked<T>(g)) {
+  const auto pixel_blocks = [&]<class PixelBlock>(PixelBlock) {
     const std::size_t size = conv_key_size<T> + padded_image_size(g) * buffers;
     if (scratch.size() < size) scratch.resize(size);
     std::fill_n(scratch.data(), conv_key_size<T>, T(0));  // no weights packed here now
-    convolve_pixels<T>(g, x, w, bias, y, scratch.data() + conv_key_size<T>, buffers, after_image);
-  }
+    convolve_pixels<T, PixelBlock>(g, x, w, bias, y, scratch.data() + conv_key_size<T>, buffers, after_image);
+  };
 #if MASE_DISPATCH
-  else if (std::is_same_v<T, float> && g.group_out() > 16 && dispatch::chosen() >= dispatch::target::x86_64_v4) {
-    if constexpr (std::is_same_v<T, float>) blocked(avx512_register_block{});
+  if constexpr (std::is_same_v<T, float>) {
+    const dispatch::target best = dispatch::chosen();
+    if (best >= dispatch::target::x86_64_v4 && g.group_out() > 16) return blocked(avx512_register_block{});
+    // Eigen's blocks are as fast, with the same sums, where the build itself targets AVX2 and FMA.
+    if (best >= dispatch::target::x86_64_v3 && !float_blocks::compiled_for_avx2_fma) {
+      if (pixel_blocked(g, avx2_pixel_block::lanes)) return pixel_blocks(avx2_pixel_block{});
+      if (g.group_out() > 8) return blocked(avx2_register_block{});
+      return blocked(avx2_narrow_register_block{});
+    }
   }
 #endif
+  using blocking = conv_blocking<T>;
+  if (pixel_blocked(g, lanes_of<T>)) pixel_blocks(eigen_pixel_block<T>{});
   else if (blocking::is_wide(g)) blocked(eigen_register_block<T, typename blocking::wide>{});
   else blocked(eigen_register_block<T, typename blocking::narrow>{});
 }
+#if MASE_DISPATCH
+// A float linear layer on a vector_register_block: y[rows, out] = x[rows, in] · w[out, in]ᵀ
+// (+ bias), each result the bias then one fused multiply-add per input feature, in order; the
+// same bits on every block and thread count. The weights are packed once into panels of
+// Block's channels ([panel][in][channels], zero past `out`), kept with the padded bias at the
+// front of `scratch` under a conv_packing_key as the convolution's are. The threads split the
+// (panel, block of rows) pairs.
+template <class Block>
+void linear_blocked(const float* x, Index rows, Index in, const float* w, Index out, const float* bias, float* y,
+                    std::vector<float>& scratch, std::size_t threads) {
+  using shape = typename Block::shape;
+  constexpr Index block = shape::channels;
+  constexpr int pixels = shape::pixels;
+  const Index panels = (out + block - 1) / block;
+  const Index padded_out = panels * block;
+  const std::size_t size = conv_key_size<float> + static_cast<std::size_t>(padded_out * (in + 1));
+  if (scratch.size() < size) scratch.assign(size, 0.0f);  // also clears a key left by another use
+  float* weights = scratch.data() + conv_key_size<float>;
+  float* padded_bias = weights + padded_out * in;
+  const conv_packing_key key{.weights = w, .bias = bias, .groups = 1, .group_out = out, .patch = in,
+                             .block_channels = block, .block_pixels = pixels};
+  if (std::memcmp(scratch.data(), &key, sizeof key) != 0) {
+    std::fill(weights, padded_bias + padded_out, 0.0f);
+    for (Index first = 0; first < out; first += block) {
+      float* panel = weights + first * in;
+      const Index channels = std::min(block, out - first);
+      for (Index o = 0; o < channels; ++o)
+        for (Index k = 0; k < in; ++k) panel[k * block + o] = w[(first + o) * in + k];
+    }
+    if (bias != nullptr) std::copy_n(bias, out, padded_bias);
+    std::memcpy(scratch.data(), &key, sizeof key);
+  }
+  // The inner dimension is taken in runs whose slice of a panel fits in L1 (16 KiB) while every
+  // block of rows passes over it; each run resumes the sums the one before stored.
+  constexpr Index run_length = 4096 / block;
+  const Index row_blocks = (rows + pixels - 1) / pixels;
+  const auto units = static_cast<std::size_t>(panels * row_blocks);
+  thread_pool::shared_for(units, threads, [&](std::size_t first_unit, std::size_t last_unit, std::size_t) {
+    Index base[pixels];
+    for (auto unit = static_cast<Index>(first_unit); unit < static_cast<Index>(last_unit);) {
+      // This part's blocks of rows in one panel.
+      const Index panel = unit / row_blocks, first_block = unit % row_blocks;
+      const Index last_block = std::min(row_blocks, first_block + static_cast<Index>(last_unit) - unit);
+      unit += last_block - first_block;
+      const Index first = panel * block;
+      const float* panel_weights = weights + first * in;
+      for (Index k = 0; k < in; k += run_length) {
+        const float_blocks::tap_walk taps{.channels = std::min(run_length, in - k)};
+        for (Index b = first_block; b < last_block; ++b) {
+          const Index row = b * pixels;
+          // A last, partial block repeats its last row; only the real ones are stored.
+          for (int p = 0; p < pixels; ++p) base[p] = std::min<Index>(row + p, rows - 1) * in;
+          Block::copy(taps, x + k, base, panel_weights + k * block, block, padded_bias + first,
+                      {.out = y + row * out + first, .pixel_stride = out, .channel_stride = 1,
+                       .channels = std::min(block, out - first), .count = std::min<Index>(pixels, rows - row)},
+                      k > 0);
+        }
+      }
+    }
+  });
+}
+#endif
+
 
 }  // namespace linear_algebra_detail
 
@@ -750,9 +806,21 @@ template <class Args = kernel_args>  // a template so that including the header 
 void float_kernel(const op::linear& op, const Args& args) {
   const tensor& x = args.input(0);
   const tensor* bias = op.bias ? &args.parameter("bias") : nullptr;
-  linear_algebra_detail::linear_into<float>(x.data(), linear_algebra_detail::leading_count(x.shape()), op.in_features,
-                                            args.parameter("weight").data(), op.out_features,
-                                            bias ? bias->data() : nullptr, args.output().data(), args.threads);
+  const Eigen::Index rows = linear_algebra_detail::leading_count(x.shape());
+  const float* weight = args.parameter("weight").data();
+  const float* bias_values = bias ? bias->data() : nullptr;
+#if MASE_DISPATCH
+  using namespace linear_algebra_detail;
+  const dispatch::target best = dispatch::chosen();
+  if (best >= dispatch::target::x86_64_v4)
+    return linear_blocked<avx512_register_block>(x.data(), rows, op.in_features, weight, op.out_features, bias_values,
+                                                 args.output().data(), *args.scratch, args.threads);
+  if (best >= dispatch::target::x86_64_v3)
+    return linear_blocked<avx2_register_block>(x.data(), rows, op.in_features, weight, op.out_features, bias_values,
+                                               args.output().data(), *args.scratch, args.threads);
+#endif
+  linear_algebra_detail::linear_into<float>(x.data(), rows, op.in_features, weight, op.out_features, bias_values,
+                                            args.output().data(), args.threads);
 }
 
 template <class Args = kernel_args>  // a template so that including the header compiles nothing
