@@ -5,7 +5,9 @@
 //   (the product alone, exact int32 results), on every target this processor runs;
 // - mase_int8_layer: the whole bit-exact linear node through the evaluator (the float input's
 //   codes, the product, the bias and the cast back to float values);
-// - eigen_fp32: Eigen's float GEMM, which the float evaluator runs;
+// - mase_fp32_layer: the float linear node through the evaluator (its dispatched register blocks);
+// - eigen_fp32: Eigen's float GEMM, which the float evaluator ran before them (and still runs on
+//   processors without AVX2);
 // - onednn_fp32 / onednn_int8: oneDNN's matmul primitive in f32, and in u8 × s8 → s32 (the
 //   outside anchor; built when libdnnl-dev is installed).
 //
@@ -105,6 +107,25 @@ void mase_int8_layer(benchmark::State& state) {
   set_counters(state, s);
 }
 
+// The float linear node through the evaluator: the dispatched register blocks
+// (eval/kernels/float_blocks.hpp, AVX-512 or AVX2), bias included.
+void mase_fp32_layer(benchmark::State& state) {
+  const gemm_shape s = shapes[state.range(0)];
+  builder bld(5);
+  auto x = bld.input("x", {s.m, s.k});
+  auto fc = bld.add("fc", op::linear{.in_features = s.k, .out_features = s.n}, x);
+  const graph g = bld.output(fc);
+  evaluator ev(g, eval_mode::float32);
+  ev.set_threads(1);
+  tensor input({s.m, s.k});
+  std::mt19937 random(3);
+  std::uniform_real_distribution<float> value(-4.0f, 4.0f);
+  for (float& v : input.values()) v = value(random);
+  ev.run(input);
+  for (auto _ : state) benchmark::DoNotOptimize(ev.run(input).data());
+  set_counters(state, s);
+}
+
 void eigen_fp32(benchmark::State& state) {
   const gemm_shape s = shapes[state.range(0)];
   using row_major = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -159,6 +180,7 @@ BENCHMARK(mase_int8_avx2)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(mase_int8_avx_vnni)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(mase_int8_avx512_vnni)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(mase_int8_layer)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(mase_fp32_layer)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(eigen_fp32)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
 #if MASE_BENCH_ONEDNN
 BENCHMARK(onednn_fp32)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);

@@ -4,6 +4,7 @@
 
 #include "../../benchmarks/reference_models.hpp"
 
+#include <mase/core/dispatch.hpp>
 #include <mase/eval/evaluator.hpp>
 #include <mase/pass/add_common_metadata.hpp>
 #include <mase/pass/init_metadata.hpp>
@@ -73,6 +74,43 @@ TEST_CASE("evaluation on several threads gives the results of one thread, bit fo
                 CHECK(*many.results(id)[r] == *one.results(id)[r]);
         }
       }
+    }
+  }
+}
+
+TEST_CASE("bit-exact evaluation gives the same bits on every dispatched target", "[dispatch]") {
+  // The bit-exact rules the dispatcher compiles for several targets (layer norm's rows, the
+  // lookup tables, the exact adds, the pointwise rules and pools) against their baseline copy,
+  // the plain C++ loops, node by node.
+  struct model {
+    const char* name;
+    graph g;
+    shape input;
+  };
+  std::vector<model> models;
+  models.push_back({"encoder", reference_models::encoder(3), {3, 32, 128}});
+  models.push_back({"lenet", reference_models::lenet5(5), {5, 1, 28, 28}});
+  models.push_back({"hard activations and pools", hard_activations_cnn(2), {2, 3, 36, 36}});
+  for (model& m : models) {
+    DYNAMIC_SECTION(m.name) {
+      const graph g = m.g | init_metadata | add_common_metadata | quantize(reference_models::eight_bit_config());
+      const tensor x = reference_models::random_input(m.input, 23);
+      const dispatch::target previous = dispatch::limit(dispatch::target::baseline);
+      evaluator reference(g, eval_mode::bit_exact);
+      reference.run(x);
+      for (const dispatch::target t : {dispatch::target::x86_64_v3, dispatch::target::x86_64_v4}) {
+        if (!dispatch::supports(t)) continue;
+        INFO("target " << static_cast<int>(t));
+        dispatch::limit(t);
+        evaluator dispatched(g, eval_mode::bit_exact);
+        dispatched.run(x);
+        for (node_id id : g.order())
+          for (std::size_t r = 0; r < reference.results(id).size(); ++r) {
+            INFO("node " << g[id].name);
+            CHECK(*dispatched.results(id)[r] == *reference.results(id)[r]);
+          }
+      }
+      dispatch::limit(previous);
     }
   }
 }

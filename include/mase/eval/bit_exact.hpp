@@ -26,6 +26,7 @@
 // significand, double when it fits 53 bits, int64 beyond. The GEMM then runs on Eigen at that
 // type; with exact partial sums the summation order cannot change the result.
 
+#include <mase/core/dispatch.hpp>
 #include <mase/core/thread_pool.hpp>
 #include <mase/eval/fixed_functions.hpp>
 #include <mase/eval/fixed_rules.hpp>
@@ -54,6 +55,10 @@
 #include <vector>
 
 #include <fmt/core.h>
+
+#if MASE_DISPATCH
+#include <immintrin.h>
+#endif
 
 namespace mase::eval {
 
@@ -280,6 +285,21 @@ bit_exact_kernel with_accumulator(int acc_width, Make&& make) {
 
 // Element-wise add / sub / mul of two fixed tensors of the same shape (the broadcasting cases
 // run on the fallback path): exact in double (the lowering checked the exact result fits 53 bits).
+// y = a op b (add, sub or mul) on exact values, floored to the output's step and saturated:
+// exact in double (at most 53 bits, lower_to_fixed checks). Written for the vectoriser, and
+// dispatched.
+template <class Op>
+void exact_binary_values(const float* __restrict a, const float* __restrict b, float* __restrict y, std::size_t count,
+                         double up, double down, double lo, double hi) noexcept {
+  for (std::size_t i = 0; i < count; ++i) {
+    const double u = a[i], v = b[i];
+    const double exact_value = std::is_same_v<Op, op::mul> ? u * v : std::is_same_v<Op, op::sub> ? u - v : u + v;
+    double r = std::floor(exact_value * up);
+    r = r < lo ? lo : (r > hi ? hi : r);
+    y[i] = static_cast<float>(r * down);
+  }
+}
+
 template <class Op>
 bit_exact_kernel make_binary_kernel(const node& n, const fixed_lowering& l) {
   return bit_exact_kernel{
@@ -297,6 +317,18 @@ bit_exact_kernel make_binary_kernel(const node& n, const fixed_lowering& l) {
           r = r < lo ? lo : (r > hi ? hi : r);
           return static_cast<float>(r * down);
         };
+        const tensor& a = args.input(0);
+        const tensor& b = args.input(1);
+        if (a.shape() == b.shape() && args.output(0).shape() == a.shape()) {
+          // The common case (a residual add): one pass, vectorised in the dispatched copy.
+          float* y = args.output(0).data();
+          thread_pool::shared_chunks(y == nullptr ? 0 : a.size(), args.threads, parallel_grain,
+                                     [&](std::size_t first, std::size_t last, std::size_t) {
+                                       dispatch::run<&exact_binary_values<Op>>(a.data() + first, b.data() + first,
+                                                                               y + first, last - first, up, down, lo, hi);
+                                     });
+          return;
+        }
         // PyTorch's broadcasting (a bias over the last dimension, a mask over attention scores).
         elementwise_detail::binary(args, Op::name, [&](const auto& p, const auto& q) {
           using P = std::decay_t<decltype(p)>;
@@ -328,24 +360,87 @@ inline bit_exact_kernel make_scale_shift_kernel(const fixed_lowering& l) {
       }};
 }
 
+// y[i] = table[code of values[i] − lo]. The values are exact codes of a format whose codes lie in
+// [lo, hi] (the evaluator casts them): scaling by `scale` = 2^frac is exact in double, and the
+// clamp (which also sends NaN to lo) only guards the index. Written for the vectoriser, and
+// dispatched: a baseline build vectorises nothing at -O2.
+inline void look_up_codes(const float* __restrict values, float* __restrict y, std::size_t count, double scale,
+                          double lo, double hi,
+                          const float* table) noexcept {
+  for (std::size_t i = 0; i < count; ++i) {
+    double code = values[i] * scale;
+    code = code > lo ? code : lo;
+    code = code < hi ? code : hi;
+    y[i] = table[static_cast<std::int32_t>(code - lo)];
+  }
+}
+
+#if MASE_DISPATCH
+// look_up_codes in float with AVX2's gather (GCC 12, vectorising the loop itself, loads each entry
+// on its own), for scales that are normal floats: a value times 2^frac is then its code exactly,
+// and the clamp (max_ps returns lo for NaN) keeps each index in the table.
+__attribute__((target("avx2"))) inline void look_up_codes_avx2(const float* values, float* y, std::size_t count,
+                                                              float scale, float lo, float hi,
+                                                              const float* table) noexcept {
+  const __m256 s = _mm256_set1_ps(scale), low = _mm256_set1_ps(lo), high = _mm256_set1_ps(hi);
+  std::size_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    const __m256 code = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_loadu_ps(values + i), s), low), high);
+    _mm256_storeu_ps(y + i, _mm256_i32gather_ps(table, _mm256_cvttps_epi32(_mm256_sub_ps(code, low)), 4));
+  }
+  look_up_codes(values + i, y + i, count - i, scale, lo, hi, table);
+}
+#endif
+
 inline bit_exact_kernel make_lookup_kernel(const node& n, const fixed_lowering& l) {
   auto table = std::make_shared<std::vector<float>>(l.table.size());
   for (std::size_t i = 0; i < l.table.size(); ++i) (*table)[i] = static_cast<float>(value_of(l.table[i], l.output.frac));
+  const integer_range range = l.input.code_range();  // as many codes as the table has entries
   return bit_exact_kernel{fmt::format("{}: lookup table of {} entries", n.op_name(), table->size()),
-                          [range = l.input.code_range(), scale = code_scale(l.input.frac), table](const kernel_args& args) {
+                          [lo = static_cast<double>(range.lo), hi = static_cast<double>(range.hi),
+                           scale = std::ldexp(1.0, l.input.frac), table](const kernel_args& args) {
                             const tensor& v = args.input(0);
                             tensor& y = args.output(0);
-                            const float* entries = table->data();
                             thread_pool::shared_chunks(
                                 y.size(), args.threads, parallel_grain, [&](std::size_t first, std::size_t last, std::size_t) {
-                                  for (std::size_t i = first; i < last; ++i) {
-                                    // Inputs are exact codes (the evaluator casts them); the clamp only guards the index.
-                                    const std::int64_t c =
-                                        std::clamp<std::int64_t>(scale.code(v.data()[i]), range.lo, range.hi);
-                                    y.data()[i] = entries[c - range.lo];
-                                  }
+#if MASE_DISPATCH
+                                  const bool normal_float_scale = scale >= 0x1p-126 && scale <= 0x1p126;
+                                  if (normal_float_scale && dispatch::chosen() >= dispatch::target::x86_64_v3)
+                                    return look_up_codes_avx2(v.data() + first, y.data() + first, last - first,
+                                                              static_cast<float>(scale), static_cast<float>(lo),
+                                                              static_cast<float>(hi), table->data());
+#endif
+                                  dispatch::run<&look_up_codes>(v.data() + first, y.data() + first, last - first, scale,
+                                                                lo, hi, static_cast<const float*>(table->data()));
                                 });
                           }};
+}
+
+// Rows of values (exact codes scaled by 2^−frac: `up` = 2^frac) through a normalization rule
+// into values (`down` = the output's 2^−frac), with `buffer` for two rows of codes. A kernel for
+// the dispatcher (no error path): it sets *overflow and stops when a row's variance overflows.
+inline void normalize_value_rows(const normalization_rule* rule, const float* values, float* y, std::size_t rows,
+                                 double up, double down, std::int64_t* buffer, bool* overflow) noexcept {
+  const auto n = static_cast<std::size_t>(rule->row_length);
+  std::int64_t* x = buffer;
+  std::int64_t* r = buffer + n;
+  // Codes of at most 31 bits pass through int32, whose conversions vectorise (int64's do not
+  // before AVX-512).
+  const bool narrow = rule->input.width <= 31 && rule->output.width <= 31;
+  for (std::size_t row = 0; row < rows; ++row, values += n, y += n) {
+    if (narrow)
+      for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<std::int32_t>(static_cast<double>(values[i]) * up);
+    else
+      for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<std::int64_t>(static_cast<double>(values[i]) * up);
+    if (!rule->run_row(x, r)) {
+      *overflow = true;
+      return;
+    }
+    if (narrow)
+      for (std::size_t i = 0; i < n; ++i) y[i] = static_cast<float>(static_cast<std::int32_t>(r[i]) * down);
+    else
+      for (std::size_t i = 0; i < n; ++i) y[i] = static_cast<float>(static_cast<double>(r[i]) * down);
+  }
 }
 
 // A rule applied to each row (the last dimension's run of values, or a normalization's trailing
@@ -369,6 +464,14 @@ bit_exact_kernel make_row_kernel(std::string description, std::shared_ptr<const 
                                 [&](std::size_t first, std::size_t last, std::size_t part) {
                                   std::vector<std::int64_t>& buffer = (*rows)[part];
                                   buffer.resize(2 * row);
+                                  if constexpr (std::is_same_v<Rule, normalization_rule>) {
+                                    bool overflow = false;
+                                    dispatch::run_widest<&normalize_value_rows>(rule.get(), v.data() + first * row,
+                                                                         y.data() + first * row, last - first, in.up,
+                                                                         out.down, buffer.data(), &overflow);
+                                    require(!overflow, "bit-exact: a row's variance overflows 64 bits");
+                                    return;
+                                  }
                                   const std::span<std::int64_t> x(buffer.data(), row), r(buffer.data() + row, row);
                                   for (std::size_t start = first * row; start < last * row; start += row) {
                                     for (std::size_t i = 0; i < row; ++i) x[i] = in.code(v.data()[start + i]);

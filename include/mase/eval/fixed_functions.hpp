@@ -126,21 +126,58 @@ struct normalization_rule {
 
   int product_frac() const noexcept { return reciprocal_bits + (weight ? weight->frac : 0); }
 
-  void run(std::span<const std::int64_t> x, std::span<std::int64_t> y) const {
-    const auto n = static_cast<std::int64_t>(x.size());
+  // One row of row_length codes into output codes; false (y unwritten) when the row's variance
+  // overflows 64 bits. No error path, so that the dispatcher can compile it into its copies.
+  bool run_row(const std::int64_t* x, std::int64_t* y) const noexcept {
+    const std::int64_t n = row_length;
     std::int64_t s1 = 0;
     int128 s2 = 0;
-    for (std::int64_t v : x) s1 += v, s2 += int128{v} * v;
+    if (2 * (input.width - 1) + ceil_log2(n) <= 62) {
+      // Every x² < 2^(2W−2), so the row's squares sum in 64 bits, which vectorise.
+      std::int64_t squares = 0;
+      for (std::int64_t i = 0; i < n; ++i) s1 += x[i], squares += x[i] * x[i];
+      s2 = squares;
+    } else {
+      for (std::int64_t i = 0; i < n; ++i) s1 += x[i], s2 += int128{x[i]} * x[i];
+    }
     if (!centred) s1 = 0;
     const int128 variance = int128{n} * s2 - int128{s1} * s1 + epsilon;
-    require(variance <= std::numeric_limits<std::int64_t>::max(), "normalization: the row's variance overflows 64 bits");
+    if (variance > std::numeric_limits<std::int64_t>::max()) return false;
     const std::int64_t r = inverse_sqrt_floor(static_cast<std::int64_t>(variance), reciprocal_bits);
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      std::int64_t t = (n * x[i] - s1) * r;
-      if (!weight_codes.empty()) t *= weight_codes[i];
-      if (!aligned_bias.empty()) t += aligned_bias[i];
-      y[i] = hardware_cast_raw(t, product_frac(), output);
+    const std::int64_t* w = weight_codes.empty() ? nullptr : weight_codes.data();
+    const std::int64_t* b = aligned_bias.empty() ? nullptr : aligned_bias.data();
+    const int shift = product_frac() - output.frac;
+    if (shift <= 0 || shift >= 63) {
+      for (std::int64_t i = 0; i < n; ++i) {
+        std::int64_t t = (n * x[i] - s1) * r;
+        if (w != nullptr) t *= w[i];
+        if (b != nullptr) t += b[i];
+        y[i] = hardware_cast_raw(t, product_frac(), output);
+      }
+      return true;
     }
+    // hardware_cast_raw's floor and saturation for a right shift, with the weight and bias tests
+    // taken out of the loops.
+    const integer_range range = output.saturation_range();
+    const auto cast = [&](std::int64_t t) {
+      const std::int64_t v = t >> shift;  // arithmetic: floor
+      return v < range.lo ? range.lo : (v > range.hi ? range.hi : v);
+    };
+    if (w != nullptr && b != nullptr)
+      for (std::int64_t i = 0; i < n; ++i) y[i] = cast((n * x[i] - s1) * r * w[i] + b[i]);
+    else if (w != nullptr)
+      for (std::int64_t i = 0; i < n; ++i) y[i] = cast((n * x[i] - s1) * r * w[i]);
+    else if (b != nullptr)
+      for (std::int64_t i = 0; i < n; ++i) y[i] = cast((n * x[i] - s1) * r + b[i]);
+    else
+      for (std::int64_t i = 0; i < n; ++i) y[i] = cast((n * x[i] - s1) * r);
+    return true;
+  }
+
+  void run(std::span<const std::int64_t> x, std::span<std::int64_t> y) const {
+    require(static_cast<std::int64_t>(x.size()) == row_length && y.size() == x.size(),
+            "normalization: a row of {} codes for a rule over rows of {}", x.size(), row_length);
+    require(run_row(x.data(), y.data()), "normalization: the row's variance overflows 64 bits");
   }
 };
 
