@@ -259,8 +259,11 @@ bit_exact_kernel make_integer_dot_product_kernel(const Op& op, const node& n, co
               const Index rows = static_cast<Index>(x.size()) / k;
               s.rows.reshape(kind, rows, k);
               s.acc.resize(static_cast<std::size_t>(rows * out_channels));
-              // Each thread converts, multiplies and casts its own rows.
-              thread_pool::shared_for(static_cast<std::size_t>(rows), args.threads,
+              // Each thread converts, multiplies and casts its own rows; a product of fewer than
+              // 2^18 multiply-accumulates (a microsecond or two) runs on one, since handing half
+              // of it to another thread costs about as much as it saves.
+              const bool small = rows * k * out_channels < (Index{1} << 18);
+              thread_pool::shared_for(static_cast<std::size_t>(rows), small ? 1 : args.threads,
                                       [&](std::size_t first, std::size_t last, std::size_t) {
                 const auto begin = static_cast<Index>(first), end = static_cast<Index>(last);
                 for (Index r = begin; r < end; ++r)
