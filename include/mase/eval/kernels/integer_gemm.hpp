@@ -16,6 +16,7 @@
 // The 8-bit path makes A unsigned by adding 128 to each code, and subtracts 128·Σ_k B[n][k]
 // from each result (modulo 2^32 again, so the same argument holds).
 
+#include <mase/core/dispatch.hpp>
 #include <mase/core/error.hpp>
 
 #include <algorithm>
@@ -249,18 +250,25 @@ inline void copy_in_blocks(void* to, const void* from, std::size_t bytes) noexce
   for (std::size_t i = 0; i < bytes; i += 32) std::memcpy(t + i, f + i, 32);
 }
 
+namespace detail {
+// set_row_from_values' loops, for the dispatcher: codes = value · scale (+ offset), exact.
+inline void quads_from_values(const float* values, std::uint8_t* to, Index count, float scale) noexcept {
+  for (Index i = 0; i < count; ++i)
+    to[i] = static_cast<std::uint8_t>(static_cast<std::int32_t>(values[i] * scale) + uint8_offset);
+}
+inline void pairs_from_values(const float* values, std::int16_t* to, Index count, float scale) noexcept {
+  for (Index i = 0; i < count; ++i) to[i] = static_cast<std::int16_t>(static_cast<std::int32_t>(values[i] * scale));
+}
+}  // namespace detail
+
 // Row r of A from `count` exact values with `frac` fraction bits (code = value · 2^frac, an
 // integer): what a layer's float input holds.
 inline void set_row_from_values(lhs_rows& a, Index row, const float* values, Index count, int frac) noexcept {
   const float scale = static_cast<float>(std::int64_t{1} << frac);  // frac < 24 for codes of ≤ 16 bits
-  if (a.kind == element::uint8_quads) {
-    std::uint8_t* to = a.quads.data() + row * a.k_padded;
-    for (Index i = 0; i < count; ++i)
-      to[i] = static_cast<std::uint8_t>(static_cast<std::int32_t>(values[i] * scale) + uint8_offset);
-  } else {
-    std::int16_t* to = a.pairs.data() + row * a.k_padded;
-    for (Index i = 0; i < count; ++i) to[i] = static_cast<std::int16_t>(static_cast<std::int32_t>(values[i] * scale));
-  }
+  if (a.kind == element::uint8_quads)
+    dispatch::run<&detail::quads_from_values>(values, a.quads.data() + row * a.k_padded, count, scale);
+  else
+    dispatch::run<&detail::pairs_from_values>(values, a.pairs.data() + row * a.k_padded, count, scale);
 }
 
 namespace detail {

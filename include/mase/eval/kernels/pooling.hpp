@@ -8,6 +8,7 @@
 // x.unsqueeze(-2)). Window sums accumulate in float in row-major order (depth, then rows, then
 // columns) and are divided once, as PyTorch's kernels do; maxima are exact.
 
+#include <mase/core/dispatch.hpp>
 #include <mase/core/tensor_eigen.hpp>
 #include <mase/core/thread_pool.hpp>
 #include <mase/eval/kernel.hpp>
@@ -21,8 +22,14 @@
 
 #include <fmt/core.h>
 
-#if defined(__AVX2__)
+// The 2×2 max pool's AVX2 code: compiled where the build targets AVX2, or where the dispatcher
+// can choose it at run time (then in functions that carry the target).
+#if defined(__AVX2__) || MASE_DISPATCH
+#define MASE_MAX_POOL_AVX2 1
+#define MASE_AVX2_FUNCTION __attribute__((target("avx2")))
 #include <immintrin.h>
+#else
+#define MASE_MAX_POOL_AVX2 0
 #endif
 
 namespace mase::eval {
@@ -110,10 +117,10 @@ inline planes window_planes(const Op& op, const kernel_args& args, int spatial) 
 // branches (`|`, v != v) so that it compiles to a compare and a blend.
 inline float max_or_nan(float best, float v) noexcept { return ((v > best) | (v != v)) ? v : best; }
 
-#if defined(__AVX2__)
+#if MASE_MAX_POOL_AVX2
 // max_or_nan on 8 lanes: _mm256_max_ps(v, best) is v where v > best and best otherwise (also
 // where either is NaN); a NaN v then wins through the blend.
-inline __m256 max_or_nan(__m256 best, __m256 v) noexcept {
+MASE_AVX2_FUNCTION inline __m256 max_or_nan(__m256 best, __m256 v) noexcept {
   return _mm256_blendv_ps(_mm256_max_ps(v, best), v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
 }
 
@@ -122,7 +129,16 @@ inline __m256 max_or_nan(__m256 best, __m256 v) noexcept {
 // time, the last ones of a row through masked loads and stores. max_or_nan picks the last NaN,
 // else the first maximum (first among ±0), of its taps in order, so combining the maxima of the
 // top pair and of the bottom pair gives what the tap-by-tap loop gives.
-inline void max_pool_2x2(const planes& p, const float* x, float* y) {
+// Even and odd inputs of 16, in the lane order [0 2 8 10 | 4 6 12 14] that shuffle_ps leaves;
+// in_order's one cross-lane permute puts the results in order.
+MASE_AVX2_FUNCTION inline __m256 pair_maxima(__m256 first, __m256 second) noexcept {
+  return max_or_nan(_mm256_shuffle_ps(first, second, 0x88), _mm256_shuffle_ps(first, second, 0xDD));
+}
+MASE_AVX2_FUNCTION inline __m256 in_order(__m256 v) noexcept {
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), 0xD8));
+}
+
+MASE_AVX2_FUNCTION inline void max_pool_2x2(const planes& p, const float* x, float* y) {
   const std::int64_t in_w = p.w.in;
   const std::int64_t out_w = p.w.out;
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -131,14 +147,6 @@ inline void max_pool_2x2(const planes& p, const float* x, float* y) {
   const __m256i low_inputs = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(2 * tail)), lane);
   const __m256i high_inputs = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(2 * tail - 8)), lane);
   const __m256i outputs = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(tail)), lane);
-  // Even and odd inputs of 16, in the lane order [0 2 8 10 | 4 6 12 14] that shuffle_ps leaves;
-  // one cross-lane permute puts the results in order.
-  const auto pair_maxima = [](__m256 first, __m256 second) {
-    return max_or_nan(_mm256_shuffle_ps(first, second, 0x88), _mm256_shuffle_ps(first, second, 0xDD));
-  };
-  const auto in_order = [](__m256 v) {
-    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), 0xD8));
-  };
   for (std::int64_t c = 0; c < p.count; ++c) {
     const float* plane = x + c * p.h.in * in_w;
     for (std::int64_t oh = 0; oh < p.h.out; ++oh, y += out_w) {
@@ -175,8 +183,13 @@ inline bool whole_2x2_windows(const planes& p) noexcept {
 // W run tap by tap across the whole row (a loop over output columns the compiler vectorises); the
 // few border columns clip their taps one by one.
 inline void max_pool(const planes& p, const float* x, float* y) {
+#if MASE_MAX_POOL_AVX2
 #if defined(__AVX2__)
-  if (whole_2x2_windows(p)) {
+  constexpr bool compiled_for_avx2 = true;
+#else
+  constexpr bool compiled_for_avx2 = false;
+#endif
+  if (whole_2x2_windows(p) && (compiled_for_avx2 || dispatch::chosen() >= dispatch::target::x86_64_v3)) {
     max_pool_2x2(p, x, y);
     return;
   }
