@@ -89,14 +89,18 @@ void mase_int8_avx2(benchmark::State& s) { mase_int8(s, ig::isa::avx2); }
 void mase_int8_avx_vnni(benchmark::State& s) { mase_int8(s, ig::isa::avx_vnni); }
 void mase_int8_avx512_vnni(benchmark::State& s) { mase_int8(s, ig::isa::avx512_vnni); }
 
-// The whole bit-exact linear node: M rows of K features into N, 8-bit formats.
-void mase_int8_layer(benchmark::State& state) {
+// The whole linear node through the evaluator, M rows of K features into N: bit-exact with 8-bit
+// formats (the input's codes, the integer product, the bias, the cast back to values), or float
+// (the dispatched register blocks of eval/kernels/float_blocks.hpp, bias included).
+void linear_layer(benchmark::State& state, eval_mode mode) {
   const gemm_shape s = shapes[state.range(0)];
   builder bld(5);
   auto x = bld.input("x", {s.m, s.k});
   auto fc = bld.add("fc", op::linear{.in_features = s.k, .out_features = s.n}, x);
-  const graph g = bld.output(fc) | init_metadata | add_common_metadata | quantize(reference_models::eight_bit_config());
-  evaluator ev(g, eval_mode::bit_exact);
+  graph g = bld.output(fc);
+  if (mode == eval_mode::bit_exact)
+    g = std::move(g) | init_metadata | add_common_metadata | quantize(reference_models::eight_bit_config());
+  evaluator ev(g, mode);
   ev.set_threads(1);
   tensor input({s.m, s.k});
   std::mt19937 random(3);
@@ -106,25 +110,8 @@ void mase_int8_layer(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(ev.run(input).data());
   set_counters(state, s);
 }
-
-// The float linear node through the evaluator: the dispatched register blocks
-// (eval/kernels/float_blocks.hpp, AVX-512 or AVX2), bias included.
-void mase_fp32_layer(benchmark::State& state) {
-  const gemm_shape s = shapes[state.range(0)];
-  builder bld(5);
-  auto x = bld.input("x", {s.m, s.k});
-  auto fc = bld.add("fc", op::linear{.in_features = s.k, .out_features = s.n}, x);
-  const graph g = bld.output(fc);
-  evaluator ev(g, eval_mode::float32);
-  ev.set_threads(1);
-  tensor input({s.m, s.k});
-  std::mt19937 random(3);
-  std::uniform_real_distribution<float> value(-4.0f, 4.0f);
-  for (float& v : input.values()) v = value(random);
-  ev.run(input);
-  for (auto _ : state) benchmark::DoNotOptimize(ev.run(input).data());
-  set_counters(state, s);
-}
+void mase_int8_layer(benchmark::State& s) { linear_layer(s, eval_mode::bit_exact); }
+void mase_fp32_layer(benchmark::State& s) { linear_layer(s, eval_mode::float32); }
 
 void eigen_fp32(benchmark::State& state) {
   const gemm_shape s = shapes[state.range(0)];

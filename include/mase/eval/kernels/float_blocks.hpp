@@ -8,7 +8,8 @@
 // tap, taps in order. The blocks differ only in how many outputs they hold in registers, so every
 // block shape and target gives the same bits, which are those of the scalar chain
 // acc = fma(value, weight, acc) (tests/eval/test_kernels_linear_algebra.cpp compares them). Fusing
-// needs contraction, which the copies switch on with optimize("fp-contract=fast").
+// needs contraction, which the copies switch on with optimize("O3", "fp-contract=fast"): GCC
+// contracts only when optimising, so the copies are optimised even in a -O0 build.
 
 #include <mase/core/dispatch.hpp>
 
@@ -174,7 +175,7 @@ inline constexpr int pixel_block_channels = 6;
 
 #if MASE_DISPATCH
 
-#define MASE_FLOAT_BLOCK_COPY(isa) __attribute__((target(isa), optimize("fp-contract=fast")))
+#define MASE_FLOAT_BLOCK_COPY(isa) __attribute__((target(isa), optimize("O3", "fp-contract=fast")))
 
 // The copies. One call covers a whole block and every tap of it, so the call costs nothing.
 MASE_FLOAT_BLOCK_COPY("avx2,fma")

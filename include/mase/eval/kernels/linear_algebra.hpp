@@ -6,9 +6,10 @@
 // templates over the scalar type: the float kernels use them at T = float and the bit-exact
 // evaluator at T = std::int64_t (integer accumulation), so each product has one definition.
 // Matrix products are Eigen GEMMs on row-major maps of the tensors (PyTorch's layout), written
-// straight into the result; 1-d and 2-d convolutions run a register-blocked direct kernel whose
-// working memory is a caller-owned scratch vector, and conv3d (rarer, and with larger patches)
-// is im2col + Eigen GEMM per group. Nothing here allocates in a steady-state run, except
+// straight into the result, except the float linear layer, which runs float_blocks' register
+// blocks (AVX2 or AVX-512, chosen at run time) where the processor has AVX2; 1-d and 2-d
+// convolutions run a register-blocked direct kernel whose working memory is a caller-owned
+// scratch vector, and conv3d (rarer, and with larger patches) is im2col + Eigen GEMM per group. Nothing here allocates in a steady-state run, except
 // that Eigen's GEMM takes its packing blocks from the heap when they exceed 128 KiB
 // (EIGEN_STACK_ALLOCATION_LIMIT), e.g. for 64×784 · 784×256.
 
