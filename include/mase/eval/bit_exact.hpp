@@ -283,22 +283,26 @@ bit_exact_kernel with_accumulator(int acc_width, Make&& make) {
   }
 }
 
-// Element-wise add / sub / mul of two fixed tensors of the same shape (the broadcasting cases
-// run on the fallback path): exact in double (the lowering checked the exact result fits 53 bits).
-// y = a op b (add, sub or mul) on exact values, floored to the output's step and saturated:
-// exact in double (at most 53 bits, lower_to_fixed checks). Written for the vectoriser, and
-// dispatched.
+// a op b (add, sub or mul) on exact values, floored to the output's step (`up` = 2^frac) and
+// saturated to its codes [lo, hi]: exact in double (at most 53 bits, lower_to_fixed checks).
+template <class Op>
+float exact_binary_value(float a, float b, double up, double down, double lo, double hi) noexcept {
+  const double u = a, v = b;
+  const double exact_value = std::is_same_v<Op, op::mul> ? u * v : std::is_same_v<Op, op::sub> ? u - v : u + v;
+  double r = std::floor(exact_value * up);
+  r = r < lo ? lo : (r > hi ? hi : r);
+  return static_cast<float>(r * down);
+}
+
+// exact_binary_value over operands of the same shape: written for the vectoriser, and dispatched.
 template <class Op>
 void exact_binary_values(const float* __restrict a, const float* __restrict b, float* __restrict y, std::size_t count,
                          double up, double down, double lo, double hi) noexcept {
-  for (std::size_t i = 0; i < count; ++i) {
-    const double u = a[i], v = b[i];
-    const double exact_value = std::is_same_v<Op, op::mul> ? u * v : std::is_same_v<Op, op::sub> ? u - v : u + v;
-    double r = std::floor(exact_value * up);
-    r = r < lo ? lo : (r > hi ? hi : r);
-    y[i] = static_cast<float>(r * down);
-  }
+  for (std::size_t i = 0; i < count; ++i) y[i] = exact_binary_value<Op>(a[i], b[i], up, down, lo, hi);
 }
+
+// Element-wise add / sub / mul of two fixed tensors (the broadcasting cases through
+// elementwise_detail::binary).
 
 template <class Op>
 bit_exact_kernel make_binary_kernel(const node& n, const fixed_lowering& l) {
@@ -309,14 +313,7 @@ bit_exact_kernel make_binary_kernel(const node& n, const fixed_lowering& l) {
         const double lo = static_cast<double>(range.lo);
         const double hi = static_cast<double>(range.hi);
         const double up = std::ldexp(1.0, out_fmt.frac), down = std::ldexp(1.0, -out_fmt.frac);
-        // The exact result (in double: at most 53 bits, lower_to_fixed checks) floored and saturated.
-        const auto exact_then_cast = [=](float a, float b) {
-          const double u = a, v = b;
-          const double exact_value = std::is_same_v<Op, op::mul> ? u * v : std::is_same_v<Op, op::sub> ? u - v : u + v;
-          double r = round_to_integer<rounding::floor>(exact_value * up);
-          r = r < lo ? lo : (r > hi ? hi : r);
-          return static_cast<float>(r * down);
-        };
+        const auto exact_then_cast = [=](float a, float b) { return exact_binary_value<Op>(a, b, up, down, lo, hi); };
         const tensor& a = args.input(0);
         const tensor& b = args.input(1);
         if (a.shape() == b.shape() && args.output(0).shape() == a.shape()) {
