@@ -486,6 +486,29 @@ TEST_CASE("bit-exact linear and batched matmul on the exact int32 products, on e
         const auto expected = reference_linear(quantized_codes(input, xs), 7, 300, wc, 33, &bc, xs, ws, bs, ys);
         CHECK(codes_of(ev.run(input)[0], ys.frac) == expected);
       }
+      // linear narrower than one panel (10 of 16 columns) whose 8-bit sums over 64 terms would
+      // also be exact in float: a linear layer takes the integer products all the same.
+      {
+        const fixed_spec xs{8, 4}, ws{8, 6}, bs{8, 5}, ys{8, 3};
+        builder bld(6);
+        auto x = bld.input("x", {5, 64});
+        auto fc = bld.add("fc", op::linear{.in_features = 64, .out_features = 10}, x);
+        graph g = bld.output(fc) | init_metadata | add_common_metadata;
+        g.parameter("fc.weight") = random_tensor({10, 64}, 44, 2.0f);
+        g.parameter("fc.bias") = random_tensor({10}, 45, 4.0f);
+        node& n = g[g.id("fc")];
+        set_format(n, "data_in_0", {.width = xs.width, .frac = xs.frac});
+        set_format(n, "weight", {.width = ws.width, .frac = ws.frac});
+        set_format(n, "bias", {.width = bs.width, .frac = bs.frac});
+        set_format(n, "data_out_0", {.width = ys.width, .frac = ys.frac});
+        evaluator ev(g, eval_mode::bit_exact);
+        CHECK_THAT(std::string(ev.bit_exact_description(g.id("fc"))),
+                   Catch::Matchers::Contains(integer_products_on(target)));
+        const tensor input = random_tensor({5, 64}, 46, 10.0f);
+        const auto wc = quantized_codes(g.parameter("fc.weight"), ws), bc = quantized_codes(g.parameter("fc.bias"), bs);
+        const auto expected = reference_linear(quantized_codes(input, xs), 5, 64, wc, 10, &bc, xs, ws, bs, ys);
+        CHECK(codes_of(ev.run(input)[0], ys.frac) == expected);
+      }
       // matmul: [2, 3, 5, 40] @ [3, 40, 18], the right operand broadcast over the first dimension.
       {
         const fixed_spec as{8, 4}, bs{8, 5}, ys{8, 2};

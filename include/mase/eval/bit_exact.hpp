@@ -635,7 +635,7 @@ bit_exact_kernel lowered_kernel(const Node& n, const fixed_lowering& l) {
           std::int64_t groups = 1;
           if constexpr (!std::is_same_v<Op, op::linear>) groups = op.groups;
           if (integer_product_applies(l.input, *l.weight, l.weight_shape.numel() / out_channels) &&
-              prefer_integer_product(l.accumulator_width, out_channels / groups))
+              prefer_integer_product(l.accumulator_width, out_channels / groups, std::is_same_v<Op, op::linear>))
             return detail::make_integer_dot_product_kernel(op, n, l);
           return detail::with_accumulator(l.accumulator_width, [&](auto t) {
             return detail::make_dot_product_kernel<decltype(t)>(op, n, l);
@@ -643,7 +643,7 @@ bit_exact_kernel lowered_kernel(const Node& n, const fixed_lowering& l) {
         } else if constexpr (std::is_same_v<Op, op::matmul> || std::is_same_v<Op, op::bmm>) {
           const shape& b_shape = std::get<tensor_meta>(n.meta.common.args.find("data_in_1")->second).shape;
           if (integer_product_applies(l.input, *l.other_input, matmul_inner_dimension(n)) &&
-              prefer_integer_product(l.accumulator_width, b_shape.size() >= 2 ? b_shape.back() : 1))
+              prefer_integer_product(l.accumulator_width, b_shape.size() >= 2 ? b_shape.back() : 1, false))
             return detail::make_integer_matmul_kernel(n, l);
           return detail::with_accumulator(l.accumulator_width,
                                           [&](auto t) { return detail::make_matmul_kernel<decltype(t)>(n, l); });
