@@ -24,7 +24,7 @@
 // trapping math, which no kernel observes (none reads the floating-point exception flags): with
 // it GCC 12 vectorises no std::floor of doubles.
 #define MASE_X86_64_V3_COPY __attribute__((target("arch=x86-64-v3"), optimize("O3", "no-trapping-math"), flatten))
-// A third copy for the kernels that 64-bit integer arithmetic makes worth one (run_widest):
+// A third copy for the kernels that 64-bit integer arithmetic or long loops make worth one (run_widest):
 // AVX-512 multiplies, shifts and compares 64-bit lanes in one instruction each.
 #define MASE_X86_64_V4_COPY __attribute__((target("arch=x86-64-v4"), optimize("O3", "no-trapping-math"), flatten))
 #else
@@ -91,7 +91,8 @@ inline void run(Args... args) {
   Kernel(args...);
 }
 
-// run, with a third copy for x86-64-v4 (AVX-512), for kernels on 64-bit integers.
+// run, with a third copy for x86-64-v4 (AVX-512), for kernels on 64-bit integers and for long
+// element-wise loops of many operations (the float sums' cast of the bit-exact products).
 template <auto Kernel, class... Args>
 inline void run_widest(Args... args) {
   if (chosen() >= target::x86_64_v4) return run_x86_64_v4<Kernel>(args...);

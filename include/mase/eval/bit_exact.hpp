@@ -145,39 +145,48 @@ struct epilogue_layout {
   std::size_t outer, channels, inner;
 };
 
+// The cast of floating sums (exact multiples of 2^-acc_frac that fit T's significand): scaling by
+// powers of two, floor and the bias sum are exact, so this is hardware_cast_raw on the raw values.
+// A bias per element (bias_step 1) or one for the run (bias_step 0). Dispatched: at -O2, and
+// at -O3 without -fno-trapping-math, GCC 12 vectorises no floor; AVX-512 halves its time.
+template <class T>
+struct floating_cast {
+  T up, down, lo, hi;  // 2^F_o, 2^-F_o and the output's saturation range
+};
+template <class T>
+void cast_floating_sums(const T* acc, std::size_t count, const T* bias, std::size_t bias_step, floating_cast<T> c,
+                        float* out) noexcept {
+  for (std::size_t j = 0; j < count; ++j) {
+    T r = round_to_integer<rounding::floor>((acc[j] + bias[j * bias_step]) * c.up);
+    r = r < c.lo ? c.lo : r;
+    r = c.hi < r ? c.hi : r;
+    out[j] = static_cast<float>(r * c.down);
+  }
+}
+
 template <class T>
 void dot_product_epilogue(const T* acc, epilogue_layout layout, int acc_frac, std::span<const T> aligned_bias,
                           const fixed_fmt& out_fmt, float* out) {
-  const auto run = [&](std::size_t first, std::size_t count, auto bias_of) {
+  const auto run = [&](std::size_t first, std::size_t count, const T* bias, std::size_t bias_step) {
     if constexpr (std::is_same_v<T, std::int64_t>) {
       for (std::size_t j = 0; j < count; ++j)
         out[first + j] = static_cast<float>(
-            value_of(hardware_cast_raw(acc[first + j] + bias_of(j), acc_frac, out_fmt), out_fmt.frac));
+            value_of(hardware_cast_raw(acc[first + j] + bias[j * bias_step], acc_frac, out_fmt), out_fmt.frac));
     } else {
-      // Values are exact multiples of 2^-acc_frac that fit T's significand: scaling by powers of
-      // two, floor and the bias sum are exact, so this is hardware_cast_raw on the raw values.
       const integer_range range = out_fmt.saturation_range();
-      const T lo = static_cast<T>(range.lo);
-      const T hi = static_cast<T>(range.hi);
-      const T up = static_cast<T>(std::ldexp(1.0, out_fmt.frac)), down = static_cast<T>(std::ldexp(1.0, -out_fmt.frac));
-      for (std::size_t j = 0; j < count; ++j) {
-        T r = round_to_integer<rounding::floor>((acc[first + j] + bias_of(j)) * up);
-        r = r < lo ? lo : r;
-        r = hi < r ? hi : r;
-        out[first + j] = static_cast<float>(r * down);
-      }
+      const floating_cast<T> c{static_cast<T>(std::ldexp(1.0, out_fmt.frac)), static_cast<T>(std::ldexp(1.0, -out_fmt.frac)),
+                               static_cast<T>(range.lo), static_cast<T>(range.hi)};
+      dispatch::run_widest<&cast_floating_sums<T>>(acc + first, count, bias, bias_step, c, out + first);
     }
   };
+  const T zero{0};
   if (aligned_bias.empty()) {
-    run(0, layout.outer * layout.channels * layout.inner, [](std::size_t) { return T{0}; });
+    run(0, layout.outer * layout.channels * layout.inner, &zero, 0);
   } else if (layout.inner == 1) {  // rows of channels: the bias varies along the row
-    for (std::size_t o = 0; o < layout.outer; ++o)
-      run(o * layout.channels, layout.channels, [b = aligned_bias.data()](std::size_t j) { return b[j]; });
+    for (std::size_t o = 0; o < layout.outer; ++o) run(o * layout.channels, layout.channels, aligned_bias.data(), 1);
   } else {  // planes of pixels: one bias per plane
-    for (std::size_t o = 0; o < layout.outer * layout.channels; ++o) {
-      const T plane_bias = aligned_bias[o % layout.channels];
-      run(o * layout.inner, layout.inner, [plane_bias](std::size_t) { return plane_bias; });
-    }
+    for (std::size_t o = 0; o < layout.outer * layout.channels; ++o)
+      run(o * layout.inner, layout.inner, &aligned_bias[o % layout.channels], 0);
   }
 }
 
