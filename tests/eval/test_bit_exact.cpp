@@ -487,9 +487,10 @@ TEST_CASE("bit-exact linear and batched matmul on the exact int32 products, on e
         CHECK(codes_of(ev.run(input)[0], ys.frac) == expected);
       }
       // linear narrower than one panel (10 of 16 columns) whose 8-bit sums over 64 terms would
-      // also be exact in float: a linear layer takes the integer products all the same.
+      // also be exact in float: a linear layer takes the integer products all the same. Its
+      // input has negative fraction bits (codes of 4s), which the codes' scale must handle.
       {
-        const fixed_spec xs{8, 4}, ws{8, 6}, bs{8, 5}, ys{8, 3};
+        const fixed_spec xs{8, -2}, ws{8, 6}, bs{8, 5}, ys{8, 1};
         builder bld(6);
         auto x = bld.input("x", {5, 64});
         auto fc = bld.add("fc", op::linear{.in_features = 64, .out_features = 10}, x);
@@ -504,7 +505,7 @@ TEST_CASE("bit-exact linear and batched matmul on the exact int32 products, on e
         evaluator ev(g, eval_mode::bit_exact);
         CHECK_THAT(std::string(ev.bit_exact_description(g.id("fc"))),
                    Catch::Matchers::Contains(integer_products_on(target)));
-        const tensor input = random_tensor({5, 64}, 46, 10.0f);
+        const tensor input = random_tensor({5, 64}, 46, 300.0f);
         const auto wc = quantized_codes(g.parameter("fc.weight"), ws), bc = quantized_codes(g.parameter("fc.bias"), bs);
         const auto expected = reference_linear(quantized_codes(input, xs), 5, 64, wc, 10, &bc, xs, ws, bs, ys);
         CHECK(codes_of(ev.run(input)[0], ys.frac) == expected);

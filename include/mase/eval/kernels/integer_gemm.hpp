@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -264,7 +265,7 @@ inline void pairs_from_values(const float* values, std::int16_t* to, Index count
 // Row r of A from `count` exact values with `frac` fraction bits (code = value · 2^frac, an
 // integer): what a layer's float input holds.
 inline void set_row_from_values(lhs_rows& a, Index row, const float* values, Index count, int frac) noexcept {
-  const float scale = static_cast<float>(std::int64_t{1} << frac);  // frac < 24 for codes of ≤ 16 bits
+  const float scale = std::ldexp(1.0f, frac);  // exact; frac may be negative (codes of a coarser step)
   if (a.kind == element::uint8_quads)
     dispatch::run<&detail::quads_from_values>(values, a.quads.data() + row * a.k_padded, count, scale);
   else
