@@ -1,10 +1,15 @@
 // The mean's integer rule (eval/mean_rule.hpp) against the definition of the floor, checked in
 // exact integer arithmetic over every sum the inputs can produce, and the hardware's reciprocal
 // multiply against the rule.
+#include <mase/eval/evaluator.hpp>
 #include <mase/eval/mean_rule.hpp>
+#include <mase/ir/builder.hpp>
+#include <mase/pass/add_common_metadata.hpp>
+#include <mase/pass/init_metadata.hpp>
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -106,4 +111,62 @@ TEST_CASE("a mean whose numbers outgrow 64-bit integers is refused", "[mean]") {
   CHECK_THROWS_WITH(make_mean_rule(fmt_of(48, 0), fmt_of(16, 20), 1 << 20),
                     Catch::Contains("needs more than 64-bit integers; use narrower formats"));
   CHECK_THROWS_WITH(make_mean_rule(fmt_of(8, 0), fmt_of(8, 0), 0), Catch::Contains("at least 1"));
+}
+
+namespace {
+
+// The node's formats, as the quantize pass would set them.
+void set_fixed(node& n, const fixed_fmt& in, const fixed_fmt& out) {
+  std::get<tensor_meta>(n.meta.common.args.at("data_in_0")).precision = format(in);
+  n.meta.common.results.at("data_out_0").precision = format(out);
+}
+
+}  // namespace
+
+TEST_CASE("bit-exact global average pooling (mean over H and W, adaptive pool to 1) follows the mean rule",
+          "[mean]") {
+  // 5x7 planes (35 values: no power of two), an output with more fraction bits than the input,
+  // and one with fewer (a symmetric clamp).
+  const fixed_fmt in = fmt_of(8, 3);
+  fixed_fmt symmetric = fmt_of(6, 1);
+  symmetric.ovf = overflow::saturate_symmetric;
+  for (const fixed_fmt& out : {fmt_of(8, 5), symmetric}) {
+    builder b(3);
+    auto x = b.input("x", {2, 3, 5, 7});
+    auto mean = b.add("gap", op::mean{.dim = {-1, 2}, .keepdim = true}, x);
+    auto pool = b.add("pool", op::adaptive_avg_pool2d{.output_size = {1}}, x);
+    graph g = b.output(mean, pool) | init_metadata | add_common_metadata;
+    set_fixed(g[g.id("gap")], in, out);
+    set_fixed(g[g.id("pool")], in, out);
+    evaluator ev(g, eval_mode::bit_exact);
+    REQUIRE(ev.runs_bit_exact(g.id("gap")));
+    REQUIRE(ev.runs_bit_exact(g.id("pool")));
+    // Values spanning the input's range and beyond it (the input cast saturates them).
+    tensor input({2, 3, 5, 7});
+    std::mt19937 random(11);
+    std::uniform_real_distribution<float> values(-20.0f, 20.0f);
+    for (float& v : input.values()) v = values(random);
+    const auto results = ev.run(input);
+    const integer_range codes = in.saturation_range();
+    for (std::size_t plane = 0; plane < 6; ++plane) {
+      std::int64_t sum = 0;
+      for (std::size_t i = 0; i < 35; ++i) {
+        // The input format's own quantization: round to nearest (ties to even), then saturate.
+        const double code = std::nearbyint(static_cast<double>(input.values()[plane * 35 + i]) * 8.0);
+        sum += std::clamp(static_cast<std::int64_t>(code), codes.lo, codes.hi);
+      }
+      const double want = static_cast<double>(expected_mean(sum, 35, in.frac, out)) / std::ldexp(1.0, out.frac);
+      CHECK(results[0].values()[plane] == want);
+      CHECK(results[1].values()[plane] == want);
+    }
+  }
+}
+
+TEST_CASE("a mean over leading dimensions has no integer rule and runs as in fake-quant", "[mean]") {
+  builder b(4);
+  auto x = b.input("x", {2, 3, 4});
+  graph g = b.output(b.add("over_channels", op::mean{.dim = {1}}, x)) | init_metadata | add_common_metadata;
+  set_fixed(g[g.id("over_channels")], fmt_of(8, 3), fmt_of(8, 3));
+  const evaluator ev(g, eval_mode::bit_exact);
+  CHECK_FALSE(ev.runs_bit_exact(g.id("over_channels")));
 }

@@ -572,3 +572,23 @@ TEST_CASE("hardware_formats: softmax's probabilities get its input's width, ever
   REQUIRE(record.at("soft").derived.size() == 1);
   CHECK(record.at("soft").derived[0].reason.starts_with("default: probabilities"));
 }
+
+TEST_CASE("hardware_formats: a global average pool keeps its input's format; MASE's software semantics leave it float") {
+  builder b;
+  auto x = b.input("x", {2, 4, 3, 3});
+  auto conv = b.add("conv", op::conv2d{.in_channels = 4, .out_channels = 4, .kernel_size = {1}}, x);
+  auto gap = b.add("gap", op::mean{.dim = {2, 3}, .keepdim = true}, conv);
+  const auto g0 = with_metadata(b.output(b.add("pool", op::adaptive_avg_pool2d{.output_size = {1}}, gap)));
+  quantize_config config{.by = quantize_by::type, .default_config = integer_keys(8, 3), .entries = {}};
+  const graph software = g0 | quantize(config);
+  CHECK(arg_format(software, "gap", "data_in_0") == format(fx(8, 3)));  // quantizable: data_in
+  CHECK(result_format(software, "gap") == formats::float32);
+
+  config.hardware_formats = true;
+  const auto [hardware, info] = run(g0, quantize(config));
+  CHECK(result_format(hardware, "gap") == format(fx(8, 3)));
+  CHECK(result_format(hardware, "pool") == format(fx(8, 3)));
+  const quantize_info& record = std::get<0>(info);
+  REQUIRE(record.at("gap").derived.size() == 1);
+  CHECK(record.at("gap").derived[0].reason.starts_with("default: its input's format (a mean"));
+}

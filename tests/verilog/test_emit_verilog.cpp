@@ -89,6 +89,21 @@ graph cnn_batch_norm_average() {
   return g;
 }
 
+// Global average pooling as torchvision's networks end: conv, relu, the mean over H and W (36
+// values, no power of two: the constant-reciprocal divide), flatten, linear; and the adaptive
+// pool to size 1 on a second branch.
+graph global_average() {
+  builder b(24);
+  auto x = b.input("x", {1, 3, 6, 6});
+  auto h = b.add("conv1", op::conv2d{.in_channels = 3, .out_channels = 5, .kernel_size = {3}, .padding = {1}}, x);
+  h = b.add("relu1", op::relu{}, h);
+  auto mean = b.add("gap", op::mean{.dim = {2, 3}, .keepdim = true}, h);
+  mean = b.add("flatten", op::flatten{.start_dim = 1}, mean);
+  auto y = b.add("fc1", op::linear{.in_features = 5, .out_features = 4}, mean);
+  auto pooled = b.add("pool", op::adaptive_avg_pool2d{.output_size = {1}}, h);
+  return b.output(y, pooled);
+}
+
 // Every lookup-table activation, a fork and an element-wise product.
 graph activations() {
   builder b(16);
@@ -304,6 +319,22 @@ TEST_CASE("emit_verilog: conv, batch norm, relu, average pool, flatten, linear m
           "[verilog]") {
   prove(cnn_batch_norm_average(), "cnn_bn_avg_2", {2, 2, 2, 2});
   prove(cnn_batch_norm_average(), "cnn_bn_avg_4x3", {4, 3, 4, 4});
+}
+
+TEST_CASE("emit_verilog: global average pooling (mean over H and W, adaptive pool to 1) matches at two "
+          "parallelism settings",
+          "[verilog]") {
+  prove(global_average(), "global_average_1", {1, 1, 1, 1});
+  prove(global_average(), "global_average_3", {3, 4, 3, 3});
+}
+
+TEST_CASE("add_hardware_metadata: a mean over the channels is refused, naming the node and what has hardware",
+          "[verilog]") {
+  builder b(25);
+  auto x = b.input("x", {1, 4, 3, 3});
+  graph g = b.output(b.add("channel_mean", op::mean{.dim = {1}, .keepdim = true}, x));
+  CHECK_THROWS_WITH(hardware_graph(g, {1, 1, 1, 1}),
+                    Catch::Contains("node channel_mean (mean): the hardware averages trailing dimensions"));
 }
 
 TEST_CASE("emit_verilog: lookup-table activations, a fork and an element-wise product match", "[verilog]") {

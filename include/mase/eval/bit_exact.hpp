@@ -514,6 +514,35 @@ std::int64_t matmul_inner_dimension(const Node& n) {
 // semantics here (the evaluator then runs it as in fake-quant mode; the emitter refuses it).
 // `parameters` are the node's quantized parameters. (A template so that including this header
 // compiles no op's lowering.)
+namespace detail {
+
+// A global mean: each run of rule.count consecutive codes summed exactly (int64: the rule has
+// checked that the sum fits) and divided by the rule (floor, saturate). The threads split the runs.
+inline bit_exact_kernel make_mean_kernel(const mean_rule& rule, const fixed_fmt& input) {
+  return {fmt::format("mean of {} values: exact sum, floor division (a {}-bit reciprocal in hardware), one cast",
+                      rule.count, std::bit_width(static_cast<std::uint64_t>(rule.multiplier))),
+          [rule, in = code_scale(input.frac), out = code_scale(rule.output.frac)](const kernel_args& args) {
+            const tensor& x = args.input(0);
+            tensor& y = args.output(0);
+            const auto count = static_cast<std::size_t>(rule.count);
+            require(x.size() == y.size() * count,
+                    "node {}: the bit-exact mean averages runs of {} values (the metadata's input shape), but this "
+                    "input has shape {}; run add_common_metadata on inputs of this shape",
+                    args.node_name, rule.count, to_string(x.shape()));
+            thread_pool::shared_chunks(y.size(), args.threads, std::max<std::size_t>(1, parallel_grain / count),
+                                       [&](std::size_t first, std::size_t last, std::size_t) {
+              for (std::size_t r = first; r < last; ++r) {
+                const float* run = x.data() + r * count;
+                std::int64_t sum = 0;
+                for (std::size_t i = 0; i < count; ++i) sum += in.code(run[i]);
+                y.data()[r] = out.value(rule.apply(sum));
+              }
+            });
+          }};
+}
+
+}  // namespace detail
+
 template <class Node>
 std::optional<fixed_lowering> lower_to_fixed(const Node& n, const ordered_map<tensor>& parameters) {
   using detail::fixed_entry;
@@ -591,6 +620,13 @@ std::optional<fixed_lowering> lower_to_fixed(const Node& n, const ordered_map<te
           if (rank == 0 || (op.dim != -1 && op.dim != rank - 1) || x->width > lut_max_input_width) return std::nullopt;
           l.kind = lowering_kind::softmax;
           l.softmax_rows = std::make_shared<const softmax_rule>(make_softmax_rule(*x, *out, s.back()));
+          return l;
+        } else if constexpr (std::is_same_v<Op, op::mean> || std::is_same_v<Op, op::adaptive_avg_pool1d> ||
+                             std::is_same_v<Op, op::adaptive_avg_pool2d>) {
+          const std::int64_t count = averaged_count(n);
+          if (count < 1) return std::nullopt;  // a mean over other dimensions runs as in fake-quant
+          l.kind = lowering_kind::mean;
+          l.mean_runs = make_mean_rule(*x, *out, count);
           return l;
         } else if constexpr (std::is_same_v<Op, op::layer_norm> || std::is_same_v<Op, op::rms_norm>) {
           std::int64_t row = 1;
@@ -685,6 +721,9 @@ bit_exact_kernel lowered_kernel(const Node& n, const fixed_lowering& l) {
               fmt::format("{}: exact sums, inverse square root to {} bits, one cast", n.op_name(),
                           l.normalization_rows->reciprocal_bits),
               l.normalization_rows, l.input, l.output);
+        } else if constexpr (std::is_same_v<Op, op::mean> || std::is_same_v<Op, op::adaptive_avg_pool1d> ||
+                             std::is_same_v<Op, op::adaptive_avg_pool2d>) {
+          return detail::make_mean_kernel(*l.mean_runs, l.input);
         } else if constexpr (has_scalar_function<Op>) {
           return detail::make_lookup_kernel(n, l);
         } else {

@@ -7,6 +7,7 @@
 #include <mase/core/shape.hpp>
 #include <mase/eval/fixed_functions.hpp>
 #include <mase/eval/kernel.hpp>
+#include <mase/eval/mean_rule.hpp>
 #include <mase/format/fixed.hpp>
 #include <mase/ir/graph.hpp>
 
@@ -59,6 +60,7 @@ enum class lowering_kind : std::uint8_t {
   lookup_table,  // any other function of one operand: a table indexed by the input code
   softmax,       // softmax over the last dimension (softmax_rule)
   normalization, // layer_norm, rms_norm over their rows (normalization_rule)
+  mean,          // a global mean: runs of consecutive values, each summed exactly and divided (mean_rule)
 };
 
 struct fixed_lowering {
@@ -77,6 +79,7 @@ struct fixed_lowering {
   std::vector<std::int64_t> table{};         // lookup_table: output codes, one per input code from the lowest
   std::shared_ptr<const softmax_rule> softmax_rows{};              // softmax
   std::shared_ptr<const normalization_rule> normalization_rows{};  // layer_norm, rms_norm
+  std::optional<mean_rule> mean_runs{};                            // mean: the rule of one run
 
   // Fraction bits of the accumulator (dot product, matmul, scale_shift): the products'.
   int accumulator_frac() const noexcept {

@@ -19,6 +19,7 @@
 #include <mase/eval/fixed_functions.hpp>
 #include <mase/eval/fixed_rules.hpp>
 #include <mase/format/fixed.hpp>
+#include <mase/ir/graph.hpp>
 
 #include <algorithm>
 #include <bit>
@@ -107,6 +108,20 @@ inline mean_rule make_mean_rule(const fixed_fmt& input, const fixed_fmt& output,
   }
   throw error(fmt::format("mean: no 64-bit reciprocal divides by {} exactly over {}-bit numerators; use narrower formats",
                           r.divisor, std::bit_width(static_cast<std::uint64_t>(r.largest_offset_numerator))));
+}
+
+// How many consecutive values each result of node n averages when it is a global mean (a mean
+// over trailing dimensions, or an adaptive average pool to size 1: op::mean::trailing_count),
+// from its input's shape in the metadata; 0 for any other node.
+inline std::int64_t averaged_count(const node& n) {
+  const auto arg = n.meta.common.args.find("data_in_0");
+  if (arg == n.meta.common.args.end()) return 0;
+  const tensor_meta* in = std::get_if<tensor_meta>(&arg->second);
+  if (in == nullptr) return 0;
+  if (const auto* m = n.op.get_if<op::mean>()) return m->trailing_count(in->shape);
+  if (const auto* p = n.op.get_if<op::adaptive_avg_pool1d>()) return p->trailing_count(in->shape);
+  if (const auto* p = n.op.get_if<op::adaptive_avg_pool2d>()) return p->trailing_count(in->shape);
+  return 0;
 }
 
 }  // namespace mase::eval

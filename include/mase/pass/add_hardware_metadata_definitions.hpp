@@ -10,6 +10,8 @@
 #error "this header holds definitions that mase::compiled provides; include <mase/pass/add_hardware_metadata.hpp> instead"
 #endif
 
+#include <mase/eval/mean_rule.hpp>
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -81,7 +83,8 @@ MASE_COMPILED_INLINE std::vector<std::string> hardware_dependence_files(std::str
     files.insert(files.end(), {"mase_row_buffer.sv", "mase_tile_accumulate.sv", "mase_rom.sv", "mase_cast.sv"});
   else if (module == "mase_conv2d") files.insert(files.end(), {"mase_window_sweep.sv", "mase_rom.sv", "mase_cast.sv"});
   else if (module == "mase_pool2d") files.insert(files.end(), {"mase_window_sweep.sv", "mase_cast.sv"});
-  else if (module == "mase_relu" || module == "mase_binary" || module == "mase_batch_norm" || module == "mase_layer_norm")
+  else if (module == "mase_relu" || module == "mase_binary" || module == "mase_batch_norm" || module == "mase_layer_norm" ||
+           module == "mase_mean")
     files.push_back("mase_cast.sv");
   // mase_rescale, mase_softmax, mase_permute, mase_lut, …: themselves only.
   return files;
@@ -408,6 +411,21 @@ MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
         if (present) detail::add_tensor_parameters(params, n, role, {input_lanes(0)});  // fixed point, or an error
         params.insert_or_assign(std::string(role) == "weight" ? "HAS_WEIGHT" : "HAS_BIAS", present);
       }
+    } else if (component->module == "mase_mean") {
+      // Runs of `count` consecutive values (a channel's plane) stream one after another; one mean
+      // per run leaves on one lane.
+      const std::int64_t count = eval::averaged_count(n);
+      require(count > 0,
+              "add_hardware_metadata: node {} ({}): the hardware averages trailing dimensions (global average "
+              "pooling: mean over dims [2, 3] of [N, C, H, W], or an adaptive average pool to size 1); this "
+              "node averages others",
+              n.name, op);
+      require(count % input_lanes(0) == 0,
+              "add_hardware_metadata: node {} ({}): its input arrives {} lanes wide, which does not divide its "
+              "runs of {} averaged values; lower max_parallelism[0]",
+              n.name, op, input_lanes(0), count);
+      params.insert_or_assign("COUNT", count);
+      out_lanes = 1;
     } else if (const auto* join = n.op.get_if<op::cat>()) {
       // Per index of the dimensions before the joined one (within the sample), a chunk of
       // operand 0 then one of operand 1, both at the result's lanes (the emitter converts a

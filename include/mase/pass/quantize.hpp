@@ -19,7 +19,8 @@
 //
 // Only MASE's QUANTIZEABLE_OP are quantized, the activations the hardware tabulates (sigmoid,
 // silu, elu, leaky_relu, hardswish, hardsigmoid, hardtanh, relu6: data_in and data_out), and
-// softmax (data_in, data_out: its integer rule, eval/fixed_functions.hpp), each with
+// softmax (data_in, data_out: its integer rule, eval/fixed_functions.hpp), mean and the adaptive
+// average pools (data_in, data_out: eval/mean_rule.hpp), each with
 // MASE_OP_TO_ENTRIES' operands:
 //   data_in                      every data_in_i (matmul / bmm: data_in_0)
 //   weight                       linear, conv1d, conv2d (required); batch_norm2d, layer_norm,
@@ -50,7 +51,8 @@
 // have no finite exact format; for these functions the input's range holds the result except
 // where it saturates, and the table is the evaluator's own, so hardware and evaluator agree);
 // softmax its input's width with every bit but the sign fractional (probabilities lie in [0, 1];
-// 1 saturates to the largest code, as the integer rule does); and integer's unsigned relu input (below) becomes signed and one bit wider, which holds the
+// 1 saturates to the largest code, as the integer rule does); a mean or adaptive average pool its
+// input's format (the mean of values in range is in range; the rule floors once); and integer's unsigned relu input (below) becomes signed and one bit wider, which holds the
 // same values after the relu. Each choice is recorded in node_quantization::derived.
 //
 // Then formats flow: every node not quantized reads its producers' result formats into its

@@ -471,6 +471,13 @@ MASE_COMPILED_INLINE void apply_formats(node& n, const quantizable_op& q, const 
       reason = "default: probabilities at the input's width, every bit but the sign fractional (1 saturates)";
     }
   }
+  if (!f.data_out && !result.holds<fixed_fmt>() && hardware &&
+      (n.is<op::mean>() || n.is<op::adaptive_avg_pool1d>() || n.is<op::adaptive_avg_pool2d>())) {
+    if (const tensor_meta* in = tensor_arg(c, data_in_name(0)); in != nullptr && in->precision.holds<fixed_fmt>()) {
+      result = in->precision;
+      reason = "default: its input's format (a mean of values in range is in range; one floor)";
+    }
+  }
   for (auto& [name, meta] : c.results) {
     meta.precision = result;
     if (!reason.empty()) derived.push_back({name, result, reason});

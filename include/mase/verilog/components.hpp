@@ -17,6 +17,7 @@
 #include <mase/verilog/rtl/mase_permute.hpp>
 #include <mase/verilog/rtl/mase_lut.hpp>
 #include <mase/verilog/rtl/mase_matmul.hpp>
+#include <mase/verilog/rtl/mase_mean.hpp>
 #include <mase/verilog/rtl/mase_pool2d.hpp>
 #include <mase/verilog/rtl/mase_relu.hpp>
 #include <mase/verilog/rtl/mase_rescale.hpp>
@@ -64,6 +65,7 @@ inline constexpr std::array component_library{
     component{"mase_linear", rtl::mase_linear, 3},  // two input banks, the output register
     component{"mase_lut", rtl::mase_lut},
     component{"mase_matmul", rtl::mase_matmul, 3},  // as mase_linear
+    component{"mase_mean", rtl::mase_mean},  // a run's sum, less than a sample
     component{"mase_permute", rtl::mase_permute, 2, true},  // a sample in each bank
     component{"mase_pool2d", rtl::mase_pool2d, 2, true},  // as mase_conv2d; an average only of 2^a
     component{"mase_relu", rtl::mase_relu},

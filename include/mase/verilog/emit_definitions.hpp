@@ -592,6 +592,17 @@ private:
       for (std::size_t i = 0; i < codes.size(); ++i) codes[i] = eval::raw_of(values.data()[i], f.frac);
       write_text(dir / "rtl" / (n.name + "_table.hex"), rom_file(codes, lanes, f.width));
       extra["TABLE_MEMFILE"] = fmt::format("\"rtl/{}_table.hex\"", n.name);
+    } else if (module == "mase_mean") {
+      const eval::mean_rule& rule = *lowering_of(n).mean_runs;
+      const auto bits = [](std::int64_t v) { return std::max(1, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(v)))); };
+      extra["SUM_WIDTH"] = fmt::format("{}", rule.sum_width);
+      extra["NUMERATOR_SHIFT"] = fmt::format("{}", rule.numerator_shift);
+      extra["NUMERATOR_WIDTH"] = fmt::format("{}", bits(rule.largest_offset_numerator));
+      extra["MULTIPLIER_WIDTH"] = fmt::format("{}", bits(rule.multiplier));
+      extra["SHIFT"] = fmt::format("{}", rule.shift);
+      extra["OFFSET"] = fmt::format("64'd{}", rule.offset);
+      extra["OFFSET_QUOTIENT"] = fmt::format("64'd{}", rule.offset_quotient);
+      extra["MULTIPLIER"] = fmt::format("64'd{}", rule.multiplier);
     } else if (module == "mase_layer_norm") {
       const eval::normalization_rule& rule = *lowering_of(n).normalization_rows;
       const std::int64_t lanes = param_int(n, "DATA_IN_0_PARALLELISM_DIM_0");

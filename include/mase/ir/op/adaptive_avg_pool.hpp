@@ -19,6 +19,9 @@ struct adaptive_avg_pool {
   static constexpr std::string_view name = spelled.view();
   using kind = mase::kind::module_related_func;
   static constexpr op_category category = op_category::reduction;
+  // Quantizable and in hardware as op::mean is, for global pools only (trailing_count).
+  static constexpr quantizable quantization{};
+  static constexpr hardware_mapping hardware{"mase_mean"};
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() { return attribute_list{attribute("output_size", &adaptive_avg_pool::output_size)}; }
 
@@ -37,6 +40,17 @@ struct adaptive_avg_pool {
     shape out = x;
     for (int i = 0; i < Rank; ++i) out[x.size() - Rank + i] = shape_rules::per_dim(output_size, i);
     return shape_ok(out);
+  }
+  // How many values each result averages when every output size is 1 (global average pooling,
+  // op::mean::trailing_count's case); 0 otherwise.
+  constexpr std::int64_t trailing_count(const shape& in) const noexcept {
+    if (in.size() < Rank + 1 || !shape_rules::fits_spatial(output_size, Rank)) return 0;
+    std::int64_t count = 1;
+    for (int i = 0; i < Rank; ++i) {
+      if (shape_rules::per_dim(output_size, i) != 1) return 0;
+      count *= in[in.size() - Rank + i];
+    }
+    return count;
   }
   constexpr bool operator==(const adaptive_avg_pool&) const = default;
 };
