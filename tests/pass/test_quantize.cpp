@@ -573,7 +573,7 @@ TEST_CASE("hardware_formats: softmax's probabilities get its input's width, ever
   CHECK(record.at("soft").derived[0].reason.starts_with("default: probabilities"));
 }
 
-TEST_CASE("hardware_formats: a global average pool keeps its input's format; MASE's software semantics leave it float") {
+TEST_CASE("hardware_formats: a global average pool keeps its input's format, which MASE's software semantics leave float") {
   builder b;
   auto x = b.input("x", {2, 4, 3, 3});
   auto conv = b.add("conv", op::conv2d{.in_channels = 4, .out_channels = 4, .kernel_size = {1}}, x);
