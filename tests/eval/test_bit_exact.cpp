@@ -116,6 +116,30 @@ struct linear_case {
   int accumulator_bits;  // W_x + W_w + ceil(log2 K) (+1 with a bias), or the aligned bias's width + 1 when wider
 };
 
+// One linear layer ("fc") of the case's sizes and formats, its weights drawn at `weight_scale`.
+graph linear_graph(const linear_case& c, float weight_scale) {
+  builder bld(7);
+  auto x = bld.input("x", {c.rows, c.in});
+  auto fc = bld.add("fc", op::linear{.in_features = c.in, .out_features = c.out, .bias = c.bias}, x);
+  graph g = bld.output(fc) | init_metadata | add_common_metadata;
+  g.parameter("fc.weight") = random_tensor({c.out, c.in}, 11, weight_scale);
+  if (c.bias) g.parameter("fc.bias") = random_tensor({c.out}, 12, 5.0f);
+  node& n = g[g.id("fc")];
+  set_format(n, "data_in_0", {.width = c.x.width, .frac = c.x.frac});
+  set_format(n, "weight", {.width = c.w.width, .frac = c.w.frac});
+  if (c.bias) set_format(n, "bias", {.width = c.b.width, .frac = c.b.frac});
+  set_format(n, "data_out_0", {.width = c.y.width, .frac = c.y.frac});
+  return g;
+}
+
+// reference_linear's codes for linear_graph(c) on `input`.
+std::vector<std::int64_t> expected_linear(const graph& g, const linear_case& c, const tensor& input) {
+  std::vector<std::int64_t> bc;
+  if (c.bias) bc = quantized_codes(g.parameter("fc.bias"), c.b);
+  return reference_linear(quantized_codes(input, c.x), c.rows, c.in, quantized_codes(g.parameter("fc.weight"), c.w),
+                          c.out, c.bias ? &bc : nullptr, c.x, c.w, c.b, c.y);
+}
+
 }  // namespace
 
 TEST_CASE("bit-exact linear equals the integer reference for every accumulator type") {
@@ -133,32 +157,17 @@ TEST_CASE("bit-exact linear equals the integer reference for every accumulator t
   };
   for (const linear_case& c : cases) {
     DYNAMIC_SECTION("K=" << c.in << " accumulator " << c.accumulator) {
-      builder bld(7);
-      auto x = bld.input("x", {c.rows, c.in});
-      auto fc = bld.add("fc", op::linear{.in_features = c.in, .out_features = c.out, .bias = c.bias}, x);
-      graph g = bld.output(fc) | init_metadata | add_common_metadata;
-      // Weights large enough that some outputs saturate.
-      g.parameter("fc.weight") = random_tensor({c.out, c.in}, 11, 3.0f);
-      if (c.bias) g.parameter("fc.bias") = random_tensor({c.out}, 12, 5.0f);
-      node& n = g[g.id("fc")];
-      set_format(n, "data_in_0", {.width = c.x.width, .frac = c.x.frac});
-      set_format(n, "weight", {.width = c.w.width, .frac = c.w.frac});
-      if (c.bias) set_format(n, "bias", {.width = c.b.width, .frac = c.b.frac});
-      set_format(n, "data_out_0", {.width = c.y.width, .frac = c.y.frac});
-
+      const graph g = linear_graph(c, 3.0f);  // weights large enough that some outputs saturate
       evaluator ev(g, eval_mode::bit_exact);
       REQUIRE(ev.runs_bit_exact(g.id("fc")));
       const tensor input = random_tensor({c.rows, c.in}, 13, 4.0f);
-      const tensor& y = ev.run(input)[0];
+      const auto expected = expected_linear(g, c, input);
+      CHECK(codes_of(ev.run(input)[0], c.y.frac) == expected);
 
-      const auto xc = quantized_codes(input, c.x);
+      // The lowering the emitter renders holds the reference's numbers.
       const auto wc = quantized_codes(g.parameter("fc.weight"), c.w);
       std::vector<std::int64_t> bc;
       if (c.bias) bc = quantized_codes(g.parameter("fc.bias"), c.b);
-      const auto expected = reference_linear(xc, c.rows, c.in, wc, c.out, c.bias ? &bc : nullptr, c.x, c.w, c.b, c.y);
-      CHECK(codes_of(y, c.y.frac) == expected);
-
-      // The lowering the emitter renders holds the reference's numbers.
       const eval::fixed_lowering* lowered = ev.lowering(g.id("fc"));
       REQUIRE(lowered != nullptr);
       CHECK(lowered->kind == eval::lowering_kind::dot_product);
@@ -464,51 +473,23 @@ TEST_CASE("bit-exact linear and batched matmul on the exact int32 products, on e
   for (eval::integer_gemm::isa target : eval::integer_gemm::supported_isas()) {
     DYNAMIC_SECTION(eval::integer_gemm::to_string(target)) {
       const isa_cap_guard cap(target);
-      // linear: 12-bit inputs by 8-bit weights over 300 terms (12+8+9+1 = 30 bits), 33 outputs.
-      {
-        const fixed_spec xs{12, 5}, ws{8, 7}, bs{8, 4}, ys{9, 3};
-        builder bld(4);
-        auto x = bld.input("x", {7, 300});
-        auto fc = bld.add("fc", op::linear{.in_features = 300, .out_features = 33}, x);
-        graph g = bld.output(fc) | init_metadata | add_common_metadata;
-        g.parameter("fc.weight") = random_tensor({33, 300}, 41, 1.0f);
-        g.parameter("fc.bias") = random_tensor({33}, 42, 4.0f);
-        node& n = g[g.id("fc")];
-        set_format(n, "data_in_0", {.width = xs.width, .frac = xs.frac});
-        set_format(n, "weight", {.width = ws.width, .frac = ws.frac});
-        set_format(n, "bias", {.width = bs.width, .frac = bs.frac});
-        set_format(n, "data_out_0", {.width = ys.width, .frac = ys.frac});
+      // linear on the integer products against reference_linear.
+      const linear_case cases[] = {
+          // 12-bit inputs by 8-bit weights over 300 terms (12+8+9+1 = 30 bits), 33 outputs.
+          {300, 33, 7, {12, 5}, {8, 7}, {8, 4}, {9, 3}, true, "int32", 30},
+          // narrower than one panel (10 of 16 columns), its 8-bit sums over 64 terms exact in
+          // float too: a linear layer takes the integer products all the same. The input has
+          // negative fraction bits (codes of 4s), which the codes' scale must handle.
+          {64, 10, 5, {8, -2}, {8, 6}, {8, 5}, {8, 1}, true, "int32", 23},
+      };
+      for (const linear_case& c : cases) {
+        INFO(c.in << " -> " << c.out);
+        const graph g = linear_graph(c, 1.0f);
         evaluator ev(g, eval_mode::bit_exact);
         CHECK_THAT(std::string(ev.bit_exact_description(g.id("fc"))),
                    Catch::Matchers::Contains(integer_products_on(target)));
-        const tensor input = random_tensor({7, 300}, 43, 30.0f);
-        const auto wc = quantized_codes(g.parameter("fc.weight"), ws), bc = quantized_codes(g.parameter("fc.bias"), bs);
-        const auto expected = reference_linear(quantized_codes(input, xs), 7, 300, wc, 33, &bc, xs, ws, bs, ys);
-        CHECK(codes_of(ev.run(input)[0], ys.frac) == expected);
-      }
-      // linear narrower than one panel (10 of 16 columns) whose 8-bit sums over 64 terms would
-      // also be exact in float: a linear layer takes the integer products all the same. Its
-      // input has negative fraction bits (codes of 4s), which the codes' scale must handle.
-      {
-        const fixed_spec xs{8, -2}, ws{8, 6}, bs{8, 5}, ys{8, 1};
-        builder bld(6);
-        auto x = bld.input("x", {5, 64});
-        auto fc = bld.add("fc", op::linear{.in_features = 64, .out_features = 10}, x);
-        graph g = bld.output(fc) | init_metadata | add_common_metadata;
-        g.parameter("fc.weight") = random_tensor({10, 64}, 44, 2.0f);
-        g.parameter("fc.bias") = random_tensor({10}, 45, 4.0f);
-        node& n = g[g.id("fc")];
-        set_format(n, "data_in_0", {.width = xs.width, .frac = xs.frac});
-        set_format(n, "weight", {.width = ws.width, .frac = ws.frac});
-        set_format(n, "bias", {.width = bs.width, .frac = bs.frac});
-        set_format(n, "data_out_0", {.width = ys.width, .frac = ys.frac});
-        evaluator ev(g, eval_mode::bit_exact);
-        CHECK_THAT(std::string(ev.bit_exact_description(g.id("fc"))),
-                   Catch::Matchers::Contains(integer_products_on(target)));
-        const tensor input = random_tensor({5, 64}, 46, 300.0f);
-        const auto wc = quantized_codes(g.parameter("fc.weight"), ws), bc = quantized_codes(g.parameter("fc.bias"), bs);
-        const auto expected = reference_linear(quantized_codes(input, xs), 5, 64, wc, 10, &bc, xs, ws, bs, ys);
-        CHECK(codes_of(ev.run(input)[0], ys.frac) == expected);
+        const tensor input = random_tensor({c.rows, c.in}, 43, c.x.frac < 0 ? 300.0f : 30.0f);
+        CHECK(codes_of(ev.run(input)[0], c.y.frac) == expected_linear(g, c, input));
       }
       // matmul: [2, 3, 5, 40] @ [3, 40, 18], the right operand broadcast over the first dimension.
       {
