@@ -50,7 +50,17 @@ void basic_evaluator<Graph>::plan() {
                                   !producer.is<op::placeholder>();
       s.hardware_casts[i] = mode_ == eval_mode::bit_exact && producer_fixed && want && want->holds<fixed_fmt>();
     }
-    for (const auto& [name, meta] : n.meta.common.results) s.result_formats.push_back(quantizing(meta.precision));
+    // A view or a max pool moves values without arithmetic: when its input arrives in its result's
+    // fixed-point format, the values are already on that grid and in its range, and the result's
+    // cast would change none.
+    const bool moves_values = n.op.category() == op_category::view || n.is<op::max_pool1d>() ||
+                              n.is<op::max_pool2d>() || n.is<op::max_pool3d>();
+    const std::optional<format> input_format = n.inputs.size() == 1 ? entry_format(n, data_in_name(0)) : std::nullopt;
+    for (const auto& [name, meta] : n.meta.common.results) {
+      std::optional<format> cast = quantizing(meta.precision);
+      if (moves_values && cast && cast->holds<fixed_fmt>() && input_format == cast) cast.reset();
+      s.result_formats.push_back(std::move(cast));
+    }
     for (const auto& [role, value] : n.parameters) {
       tensor q = value;
       if (const std::optional<format> f = entry_format(n, role)) {
@@ -174,8 +184,20 @@ void basic_evaluator<Graph>::run_kernel(const node& n, node_state& s) {
         }
       },
       [&](const any_op& op) { eval::run_user_kernel(op, args); });
-  for (std::size_t i = 0; i < s.result_formats.size() && i < s.owned.size(); ++i)
-    if (s.result_formats[i]) quantize(*s.result_formats[i], s.owned[i].values(), s.owned[i].shape(), s.owned[i].values());
+  for (std::size_t i = 0; i < s.result_formats.size() && i < s.owned.size(); ++i) {
+    if (!s.result_formats[i]) continue;
+    const format& f = *s.result_formats[i];
+    const std::span<float> values = s.owned[i].values();
+    if (f.is_elementwise()) {
+      thread_pool::shared_chunks(values.size(), threads(), eval::parallel_grain,
+                                 [&](std::size_t first, std::size_t last, std::size_t) {
+                                   const std::span<float> part = values.subspan(first, last - first);
+                                   quantize(f, part, part);
+                                 });
+    } else {
+      quantize(f, values, s.owned[i].shape(), values);  // blocks span the shape
+    }
+  }
 }
 
 template <class Graph>
