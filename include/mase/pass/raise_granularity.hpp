@@ -421,17 +421,8 @@ private:
   // The trailing dimensions a mean with keepdim reduces ({} when they are not trailing).
   static std::optional<int> trailing_reduction(const op::mean& m, int rank) {
     if (!m.keepdim || rank == 0) return std::nullopt;
-    if (m.dim.empty()) return rank;
-    std::array<bool, shape::max_rank> reduced{};
-    for (std::int64_t d : m.dim) {
-      const int n = shape_rules::normalize_dim(d, rank);
-      if (n < 0 || reduced[static_cast<std::size_t>(n)]) return std::nullopt;
-      reduced[static_cast<std::size_t>(n)] = true;
-    }
-    const int count = m.dim.size();
-    for (int i = rank - count; i < rank; ++i)
-      if (!reduced[static_cast<std::size_t>(i)]) return std::nullopt;
-    return count;
+    if (const int count = m.trailing_dims(rank); count > 0) return count;
+    return std::nullopt;
   }
 
   // Folds the mul(·, gamma) and add(·, beta) that follow a normalisation ending at `tail` into

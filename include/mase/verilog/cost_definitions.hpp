@@ -168,6 +168,14 @@ MASE_COMPILED_INLINE component_cost component_cost_of(const node& n, std::int64_
     c.cycles_per_sample = 2 * stream_cycles + rows * (reciprocal_bits + 2);
     c.memories.push_back({"row", in_lanes * x.width, row / in_lanes, 1, false});
     c.modelled = false;
+  } else if (module == "mase_mean") {
+    // A beat per cycle into the run's sum; one constant multiply per run (eval/mean_rule.hpp).
+    const eval::mean_rule rule = eval::make_mean_rule(x, out, p("COUNT"));
+    c.cycles_per_sample = stream_cycles;
+    c.multipliers.push_back({1, bits_for(rule.largest_offset_numerator + 1), bits_for(rule.multiplier + 1)});
+    c.register_bits = 2 * rule.sum_width + out.width;
+    c.adder_bits = in_lanes * rule.sum_width;
+    c.modelled = false;  // not in the fitted logic model yet
   } else if (module == "mase_relu") {
     c.cycles_per_sample = stream_cycles;
     c.register_bits = in_lanes * out.width;

@@ -594,11 +594,11 @@ private:
       extra["TABLE_MEMFILE"] = fmt::format("\"rtl/{}_table.hex\"", n.name);
     } else if (module == "mase_mean") {
       const eval::mean_rule& rule = *lowering_of(n).mean_runs;
-      const auto bits = [](std::int64_t v) { return std::max(1, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(v)))); };
       extra["SUM_WIDTH"] = fmt::format("{}", rule.sum_width);
       extra["NUMERATOR_SHIFT"] = fmt::format("{}", rule.numerator_shift);
-      extra["NUMERATOR_WIDTH"] = fmt::format("{}", bits(rule.largest_offset_numerator));
-      extra["MULTIPLIER_WIDTH"] = fmt::format("{}", bits(rule.multiplier));
+      // bits_for(v + 1): the unsigned width that holds 0..v.
+      extra["NUMERATOR_WIDTH"] = fmt::format("{}", bits_for(rule.largest_offset_numerator + 1));
+      extra["MULTIPLIER_WIDTH"] = fmt::format("{}", bits_for(rule.multiplier + 1));
       extra["SHIFT"] = fmt::format("{}", rule.shift);
       extra["OFFSET"] = fmt::format("64'd{}", rule.offset);
       extra["OFFSET_QUOTIENT"] = fmt::format("64'd{}", rule.offset_quotient);
