@@ -1,6 +1,6 @@
 // The mean's integer rule (eval/mean_rule.hpp) against the definition of the floor, checked in
 // exact integer arithmetic over every sum the inputs can produce, and the hardware's reciprocal
-// multiply against the rule.
+// multiply against the rule; average pools of any divisor window by window.
 #include <mase/eval/evaluator.hpp>
 #include <mase/eval/mean_rule.hpp>
 #include <mase/ir/builder.hpp>
@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -169,4 +170,93 @@ TEST_CASE("a mean over leading dimensions has no integer rule and runs as in fak
   set_fixed(g[g.id("over_channels")], fmt_of(8, 3), fmt_of(8, 3));
   const evaluator ev(g, eval_mode::bit_exact);
   CHECK_FALSE(ev.runs_bit_exact(g.id("over_channels")));
+}
+
+namespace {
+
+// PyTorch's average pool along one axis, as its documentation states it: output o's window starts
+// at o·stride − padding; its divisor counts the window's taps up to the end of the padded input
+// (count_include_pad) or only those inside the input; its sum takes the taps inside the input.
+struct window_extent {
+  std::int64_t first = 0, last = 0, counted = 0;
+};
+window_extent extent_of(std::int64_t o, std::int64_t in, std::int64_t kernel, std::int64_t stride,
+                        std::int64_t padding, bool count_include_pad) {
+  const std::int64_t start = o * stride - padding;
+  const std::int64_t end_padded = std::min(start + kernel, in + padding);
+  window_extent e{std::max<std::int64_t>(start, 0), std::min(end_padded, in), 0};
+  e.counted = count_include_pad ? end_padded - start : e.last - e.first;
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("bit-exact average pools of any divisor follow the mean rule window by window", "[mean]") {
+  struct setting {
+    const char* what;
+    op::avg_pool2d pool;
+    shape in;
+  };
+  const std::vector<setting> settings{
+      {"3x3, padding 1, the padding counted (9 everywhere)",
+       op::avg_pool2d{.kernel_size = {3}, .stride = {1}, .padding = {1}}, {2, 3, 5, 7}},
+      {"3x3, padding 1, the padding not counted (4, 6 and 9)",
+       op::avg_pool2d{.kernel_size = {3}, .stride = {1}, .padding = {1}, .count_include_pad = false}, {2, 3, 5, 7}},
+      {"3x3 at stride 2 with ceil_mode (the last windows overhang)",
+       op::avg_pool2d{.kernel_size = {3}, .stride = {2}, .ceil_mode = true}, {1, 2, 6, 8}},
+      {"3x2 windows over a divisor_override of 5",
+       op::avg_pool2d{.kernel_size = {3, 2}, .stride = {1, 2}, .divisor_override = 5}, {1, 3, 5, 6}},
+  };
+  const fixed_fmt in = fmt_of(8, 3);
+  fixed_fmt symmetric = fmt_of(6, 1);
+  symmetric.ovf = overflow::saturate_symmetric;
+  for (const setting& s : settings) {
+    for (const fixed_fmt& out : {fmt_of(8, 5), symmetric}) {
+      INFO(s.what << ", output " << out.width << "." << out.frac);
+      builder b(3);
+      auto x = b.input("x", s.in);
+      graph g = b.output(b.add("pool", s.pool, x)) | init_metadata | add_common_metadata;
+      set_fixed(g[g.id("pool")], in, out);
+      evaluator ev(g, eval_mode::bit_exact);
+      REQUIRE(ev.runs_bit_exact(g.id("pool")));
+      tensor input(s.in);
+      std::mt19937 random(17);
+      std::uniform_real_distribution<float> values(-20.0f, 20.0f);
+      for (float& v : input.values()) v = values(random);
+      const tensor result = ev.run(input)[0];
+      const shape& o = result.shape();
+      const std::int64_t kh = s.pool.kernel_size[0], kw = s.pool.kernel_size.back();
+      const std::int64_t sh = s.pool.stride[0], sw = s.pool.stride.back();
+      const std::int64_t ph = s.pool.padding.empty() ? 0 : s.pool.padding[0];
+      const std::int64_t pw = s.pool.padding.empty() ? 0 : s.pool.padding.back();
+      const integer_range codes = in.saturation_range();
+      const auto code_at = [&](std::int64_t plane, std::int64_t r, std::int64_t c) {
+        const float v = input.values()[static_cast<std::size_t>((plane * s.in[2] + r) * s.in[3] + c)];
+        return std::clamp(static_cast<std::int64_t>(std::nearbyint(static_cast<double>(v) * 8.0)), codes.lo, codes.hi);
+      };
+      std::size_t at = 0;
+      for (std::int64_t plane = 0; plane < s.in[0] * s.in[1]; ++plane)
+        for (std::int64_t r = 0; r < o[2]; ++r)
+          for (std::int64_t c = 0; c < o[3]; ++c, ++at) {
+            const window_extent rows = extent_of(r, s.in[2], kh, sh, ph, s.pool.count_include_pad);
+            const window_extent cols = extent_of(c, s.in[3], kw, sw, pw, s.pool.count_include_pad);
+            std::int64_t sum = 0;
+            for (std::int64_t i = rows.first; i < rows.last; ++i)
+              for (std::int64_t j = cols.first; j < cols.last; ++j) sum += code_at(plane, i, j);
+            const std::int64_t divisor =
+                s.pool.divisor_override != 0 ? s.pool.divisor_override : rows.counted * cols.counted;
+            const double want = static_cast<double>(expected_mean(sum, divisor, in.frac, out)) / std::ldexp(1.0, out.frac);
+            CHECK(result.values()[at] == want);
+          }
+      // A batch other than the metadata's takes the same divisors: the first sample alone.
+      if (s.in[0] > 1) {
+        shape one = s.in;
+        one[0] = 1;
+        tensor first(one);
+        std::copy_n(input.values().begin(), first.size(), first.values().begin());
+        const tensor alone = ev.run(first)[0];
+        CHECK(std::equal(alone.values().begin(), alone.values().end(), result.values().begin()));
+      }
+    }
+  }
 }

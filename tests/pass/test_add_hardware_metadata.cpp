@@ -94,20 +94,21 @@ TEST_CASE("add_hardware_metadata: a node without a component, or not fixed point
                     Catch::Contains("node div (div): the hardware divides only by a constant power of two") &&
                         Catch::Contains("this one divides by three"));
 
-  // An average pool of 3 x 3 has no exact fixed-point mean, so quantize leaves its result
-  // unformatted: the error says why, not that the config should be fixed point (it is).
-  for (const auto& [pool, divisor] : {std::pair{op::avg_pool2d{.kernel_size = {3}}, std::string("divides by 9")},
-                                      std::pair{op::avg_pool2d{.kernel_size = {2}, .divisor_override = 3},
-                                                std::string("divides by 3")}}) {
+  // An average pool of 3 x 3 (or of a divisor_override of 3) has no exact fixed-point mean, so
+  // quantize leaves its result float unless hardware_formats gives it its input's format: the
+  // error says so, not that the config should be fixed point (it is). With it, both have hardware.
+  for (const op::avg_pool2d& pool : {op::avg_pool2d{.kernel_size = {3}}, op::avg_pool2d{.kernel_size = {2}, .divisor_override = 3}}) {
     builder p;
     auto px = p.input("x", {1, 2, 6, 6});
     auto pc = p.add("conv", op::conv2d{.in_channels = 2, .out_channels = 2, .kernel_size = {1}}, px);
-    const auto pooled = p.output(p.add("pool", pool, pc)) | init_metadata | add_common_metadata |
-                        quantize(fixed_config());
-    CHECK_THROWS_WITH(pooled | add_hardware_metadata,
-                      Catch::Contains("node pool (avg_pool2d): only a window whose divisor is the same power of two "
-                                      "everywhere has hardware") &&
-                          Catch::Contains(divisor));
+    const auto pooled = p.output(p.add("pool", pool, pc)) | init_metadata | add_common_metadata;
+    CHECK_THROWS_WITH(pooled | quantize(fixed_config()) | add_hardware_metadata,
+                      Catch::Contains("node pool (avg_pool2d): its result has no fixed-point format") &&
+                          Catch::Contains("hardware_formats"));
+    quantize_config for_hardware = fixed_config();
+    for_hardware.hardware_formats = true;
+    const graph g = pooled | quantize(for_hardware) | add_hardware_metadata;
+    CHECK(std::get<std::int64_t>(g[g.id("pool")].meta.hardware.verilog_param.at("MODE")) == 1);
   }
 
   builder f;

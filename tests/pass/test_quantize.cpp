@@ -592,3 +592,33 @@ TEST_CASE("hardware_formats: a global average pool keeps its input's format, whi
   REQUIRE(record.at("gap").derived.size() == 1);
   CHECK(record.at("gap").derived[0].reason.starts_with("default: its input's format (a mean"));
 }
+
+TEST_CASE("hardware_formats: an average pool of 3 x 3 keeps its input's format, one of 2 x 2 takes the exact mean's") {
+  builder b;
+  auto x = b.input("x", {2, 4, 6, 6});
+  auto relu = b.add("relu", op::relu{}, x);  // the pools read its result
+  auto nine = b.add("nine", op::avg_pool2d{.kernel_size = {3}, .stride = {1}, .padding = {1}}, relu);
+  const auto g0 = with_metadata(b.output(nine, b.add("four", op::avg_pool2d{.kernel_size = {2}}, relu)));
+  // The mean of 2 x 2 values of format f, exact: 2 more integer and fraction bits.
+  const auto exact_mean = [](const graph& g) {
+    const format input = result_format(g, "relu");
+    REQUIRE(input.holds<fixed_fmt>());
+    fixed_fmt mean = input.get<fixed_fmt>();
+    mean.width += 2;
+    mean.frac += 2;
+    return format(mean);
+  };
+  quantize_config config{.by = quantize_by::type, .default_config = integer_keys(8, 3), .entries = {}};
+  const graph software = g0 | quantize(config);
+  CHECK(result_format(software, "nine") == formats::float32);  // MASE's software semantics
+  CHECK(result_format(software, "four") == exact_mean(software));
+
+  config.hardware_formats = true;
+  const auto [hardware, info] = run(g0, quantize(config));
+  CHECK(result_format(hardware, "nine") == result_format(hardware, "relu"));
+  CHECK(result_format(hardware, "four") == exact_mean(hardware));
+  const quantize_info& record = std::get<0>(info);
+  REQUIRE(record.at("nine").derived.size() == 1);
+  CHECK(record.at("nine").derived[0].reason.starts_with("default: its input's format (a mean"));
+  CHECK(record.at("four").derived.empty());
+}

@@ -104,6 +104,30 @@ graph global_average() {
   return b.output(y, pooled);
 }
 
+// The pools of squeezenet and of inception-style blocks: a max pool whose ceil_mode windows overhang
+// the input, an average pool of 3x3 windows with their padding counted (divisor 9, no power of
+// two), flatten, linear; and on a second branch a 2x2 average with a divisor_override of 3.
+graph odd_pools() {
+  builder b(26);
+  auto x = b.input("x", {1, 2, 8, 8});
+  auto h = b.add("conv1", op::conv2d{.in_channels = 2, .out_channels = 3, .kernel_size = {3}, .padding = {1}}, x);
+  h = b.add("relu1", op::relu{}, h);
+  h = b.add("max_ceil", op::max_pool2d{.kernel_size = {3}, .stride = {2}, .ceil_mode = true}, h);  // 8x8 -> 4x4
+  auto smooth = b.add("avg_of_9", op::avg_pool2d{.kernel_size = {3}, .stride = {1}, .padding = {1}}, h);
+  smooth = b.add("flatten", op::flatten{.start_dim = 1}, smooth);
+  auto y = b.add("fc1", op::linear{.in_features = 48, .out_features = 6}, smooth);
+  auto third = b.add("avg_over_3", op::avg_pool2d{.kernel_size = {2}, .stride = {2}, .divisor_override = 3}, h);
+  return b.output(y, third);
+}
+
+// eight_bit with the hardware's defaults for results the config leaves float (what mase
+// emit-verilog sets): an average pool of any divisor takes its input's format.
+quantize_config eight_bit_for_hardware() {
+  quantize_config c = eight_bit();
+  c.hardware_formats = true;
+  return c;
+}
+
 // Every lookup-table activation, a fork and an element-wise product.
 graph activations() {
   builder b(16);
@@ -326,6 +350,28 @@ TEST_CASE("emit_verilog: global average pooling (mean over H and W, adaptive poo
           "[verilog]") {
   prove(global_average(), "global_average_1", {1, 1, 1, 1});
   prove(global_average(), "global_average_3", {3, 4, 3, 3});
+}
+
+TEST_CASE("emit_verilog: a ceil_mode max pool and average pools of divisors 9 and 3 match at two parallelism "
+          "settings",
+          "[verilog]") {
+  prove(odd_pools(), "odd_pools_1", {1, 1, 1, 1}, eight_bit_for_hardware());
+  prove(odd_pools(), "odd_pools_4", {4, 2, 4, 4}, eight_bit_for_hardware());
+}
+
+TEST_CASE("add_hardware_metadata: an average pool whose windows take several divisors is refused, naming them",
+          "[verilog]") {
+  builder b(27);
+  auto x = b.input("x", {1, 2, 4, 4});
+  auto h = b.add("relu", op::relu{}, x);
+  graph g = b.output(b.add(
+      "border_mean", op::avg_pool2d{.kernel_size = {3}, .stride = {1}, .padding = {1}, .count_include_pad = false}, h));
+  CHECK_THROWS_WITH(hardware_graph(g, {1, 1, 1, 1}, eight_bit_for_hardware()),
+                    Catch::Contains("node border_mean (avg_pool2d): the hardware divides every window by one "
+                                    "constant, but this pool's windows take 3 divisors"));
+  // Without hardware_formats the result stays float, and the message says how to give it a format.
+  CHECK_THROWS_WITH(hardware_graph(g, {1, 1, 1, 1}),
+                    Catch::Contains("node border_mean (avg_pool2d): its result has no fixed-point format"));
 }
 
 TEST_CASE("add_hardware_metadata: a mean over the channels is refused, naming the node and what has hardware",

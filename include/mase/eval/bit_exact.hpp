@@ -36,6 +36,8 @@
 #include <mase/eval/lowering.hpp>
 #include <mase/eval/kernels/elementwise.hpp>
 #include <mase/eval/kernels/linear_algebra.hpp>
+#include <mase/eval/kernels/pooling.hpp>
+#include <mase/eval/mean_rule.hpp>
 #include <mase/format/fixed.hpp>
 #include <mase/format/format.hpp>
 #include <mase/ir/graph.hpp>
@@ -541,6 +543,33 @@ inline bit_exact_kernel make_mean_kernel(const mean_rule& rule, const fixed_fmt&
           }};
 }
 
+// An average pool: each window's codes summed exactly (in float: the rule's sums fit 24 bits, which
+// lower_to_fixed checks) and divided by its divisor with the mean rule, in the planned shapes.
+template <class Op>
+bit_exact_kernel make_window_mean_kernel(const Op& pool, const fixed_lowering& l, const pooling_detail::planes& planned) {
+  std::string divisors;
+  for (const mean_rule& r : l.window_means->by_divisor) divisors += fmt::format("{}{}", divisors.empty() ? "" : ", ", r.averaged);
+  return {fmt::format("{}: exact window sums, floor division by {} (a constant reciprocal in hardware), one cast",
+                      Op::name, divisors),
+          [pool, planned, rules = l.window_means, in = code_scale(l.input.frac),
+           out = code_scale(l.output.frac)](const kernel_args& args) {
+            const pooling_detail::planes p = pooling_detail::window_planes(pool, args, pool_spatial_rank<Op>());
+            // Any batch: the divisors depend on the spatial dimensions only.
+            require(p.d == planned.d && p.h == planned.h && p.w == planned.w,
+                    "node {}: the bit-exact average pool's divisors were planned for the metadata's spatial "
+                    "dimensions, but this input has shape {}; run add_common_metadata on inputs of this shape",
+                    args.node_name, to_string(args.input(0).shape()));
+            const auto finish = [&](float sum, std::int64_t divisor) {
+              return out.value(rules->for_divisor(divisor).apply(in.code(sum)));
+            };
+            pooling_detail::over_planes(p, args.input(0).data(), args.output().data(), args.threads,
+                                        [&](const pooling_detail::planes& part, const float* x, float* y) {
+                                          pooling_detail::avg_pool(part, pool.count_include_pad,
+                                                                   divisor_override_of(pool), x, y, finish);
+                                        });
+          }};
+}
+
 }  // namespace detail
 
 template <class Node>
@@ -627,6 +656,18 @@ std::optional<fixed_lowering> lower_to_fixed(const Node& n, const ordered_map<te
           if (count < 1) return std::nullopt;  // a mean over other dimensions runs as in fake-quant
           l.kind = lowering_kind::mean;
           l.mean_runs = make_mean_rule(*x, *out, count);
+          return l;
+        } else if constexpr (std::is_same_v<Op, op::avg_pool1d> || std::is_same_v<Op, op::avg_pool2d> ||
+                             std::is_same_v<Op, op::avg_pool3d>) {
+          std::optional<window_mean_rule> rules = window_mean_rule_of(n, op, *x, *out);
+          if (!rules) return std::nullopt;  // nothing to pool, or windows of padding only
+          // The kernel sums in float, exact while the sums fit its 24-bit significand.
+          require(rules->by_divisor.front().sum_width <= 24,
+                  "node {} ({}): a window's exact sum needs {} bits, more than the bit-exact evaluator's float sums "
+                  "hold (24); use a narrower input format",
+                  n.name, Op::name, rules->by_divisor.front().sum_width);
+          l.kind = lowering_kind::window_mean;
+          l.window_means = std::make_shared<const window_mean_rule>(std::move(*rules));
           return l;
         } else if constexpr (std::is_same_v<Op, op::layer_norm> || std::is_same_v<Op, op::rms_norm>) {
           std::int64_t row = 1;
@@ -724,6 +765,9 @@ bit_exact_kernel lowered_kernel(const Node& n, const fixed_lowering& l) {
         } else if constexpr (std::is_same_v<Op, op::mean> || std::is_same_v<Op, op::adaptive_avg_pool1d> ||
                              std::is_same_v<Op, op::adaptive_avg_pool2d>) {
           return detail::make_mean_kernel(*l.mean_runs, l.input);
+        } else if constexpr (std::is_same_v<Op, op::avg_pool1d> || std::is_same_v<Op, op::avg_pool2d> ||
+                             std::is_same_v<Op, op::avg_pool3d>) {
+          return detail::make_window_mean_kernel(op, l, window_planes_of(n, op));
         } else if constexpr (has_scalar_function<Op>) {
           return detail::make_lookup_kernel(n, l);
         } else {

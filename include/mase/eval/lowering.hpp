@@ -61,6 +61,7 @@ enum class lowering_kind : std::uint8_t {
   softmax,       // softmax over the last dimension (softmax_rule)
   normalization, // layer_norm, rms_norm over their rows (normalization_rule)
   mean,          // a global mean: runs of consecutive values, each summed exactly and divided (mean_rule)
+  window_mean,   // avg_pool1d/2d/3d: each window summed exactly and divided by its divisor (window_mean_rule)
 };
 
 struct fixed_lowering {
@@ -80,6 +81,7 @@ struct fixed_lowering {
   std::shared_ptr<const softmax_rule> softmax_rows{};              // softmax
   std::shared_ptr<const normalization_rule> normalization_rows{};  // layer_norm, rms_norm
   std::optional<mean_rule> mean_runs{};                            // mean: the rule of one run
+  std::shared_ptr<const window_mean_rule> window_means{};          // window_mean: a rule per divisor
 
   // Fraction bits of the accumulator (dot product, matmul, scale_shift): the products'.
   int accumulator_frac() const noexcept {

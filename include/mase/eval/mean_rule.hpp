@@ -1,14 +1,15 @@
 #pragma once
 // The integer definition of a mean (global average pooling, torch.mean over spatial dimensions,
-// an average pool of any divisor): the exact sum of `count` codes with F_x fraction bits, cast
-// into a format of F_o fraction bits with one floor,
-//   S = Σ x                                       (exact)
-//   y = saturate(⌊S · 2^(F_o − F_x) / count⌋)     (floor towards −∞, then the format's clamp)
+// an average pool of any divisor): the exact sum of at most `count` codes with F_x fraction bits,
+// divided by the count it averages over (`averaged`: `count` for a mean, the window's divisor for
+// a pool) and cast into a format of F_o fraction bits with one floor,
+//   S = Σ x                                          (exact)
+//   y = saturate(⌊S · 2^(F_o − F_x) / averaged⌋)     (floor towards −∞, then the format's clamp)
 // which is hardware_cast_raw of the exact rational mean: |y − mean| < 2^−F_o unless y saturates.
 //
 // Hardware divides by the constant with one multiply and one shift. With the numerator
-// N = S · 2^max(0, F_o − F_x) and the divisor D = count · 2^max(0, F_x − F_o), ⌊S·2^(F_o−F_x) /
-// count⌋ = ⌊N / D⌋. N is first offset by B, the smallest multiple of D that is at least −N_min,
+// N = S · 2^max(0, F_o − F_x) and the divisor D = averaged · 2^max(0, F_x − F_o),
+// ⌊S·2^(F_o−F_x) / averaged⌋ = ⌊N / D⌋. N is first offset by B, the smallest multiple of D that is at least −N_min,
 // so that N + B ≥ 0 and ⌊N / D⌋ = ⌊(N + B) / D⌋ − B / D. Then with M = ⌈2^s / D⌉ and
 // e = M·D − 2^s (0 ≤ e < D), writing N + B = q·D + r (0 ≤ r < D):
 //   (N + B) · M / 2^s = q + r / D + (N + B) · e / (D · 2^s),
@@ -19,12 +20,16 @@
 #include <mase/eval/fixed_functions.hpp>
 #include <mase/eval/fixed_rules.hpp>
 #include <mase/format/fixed.hpp>
+#include <mase/eval/pool_windows.hpp>
 #include <mase/ir/graph.hpp>
 
 #include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <limits>
+#include <optional>
+#include <type_traits>
+#include <vector>
 
 #include <fmt/core.h>
 
@@ -39,7 +44,8 @@ constexpr std::int64_t floor_divide(std::int64_t n, std::int64_t d) noexcept {
 }
 
 struct mean_rule {
-  std::int64_t count = 1;
+  std::int64_t count = 1;           // the most codes a sum adds
+  std::int64_t averaged = 1;        // the count the sum is divided by
   int input_frac = 0;
   fixed_fmt output{};
   int sum_width = 0;                // S's two's-complement width: W_x + ⌈log2 count⌉
@@ -74,19 +80,21 @@ private:
   }
 };
 
-// The rule for means of `count` codes of `input` into `output`; an error when the numbers need
-// more than 64-bit integers (the numerator) or 126-bit products.
-inline mean_rule make_mean_rule(const fixed_fmt& input, const fixed_fmt& output, std::int64_t count) {
-  require(count >= 1, "mean: the count of averaged values must be at least 1 (got {})", count);
-  mean_rule r{.count = count, .input_frac = input.frac, .output = output};
+// The rule for sums of at most `count` codes of `input`, divided by `averaged`, into `output`; an
+// error when the numbers need more than 64-bit integers (the numerator) or 126-bit products.
+inline mean_rule make_mean_rule(const fixed_fmt& input, const fixed_fmt& output, std::int64_t count,
+                                std::int64_t averaged) {
+  require(count >= 1 && averaged >= 1, "mean: the count of averaged values must be at least 1 (got {} and {})", count,
+          averaged);
+  mean_rule r{.count = count, .averaged = averaged, .input_frac = input.frac, .output = output};
   r.sum_width = input.width + ceil_log2(count);
   r.numerator_shift = std::max(0, output.frac - input.frac);
   const int divisor_shift = std::max(0, input.frac - output.frac);
-  require(r.sum_width + r.numerator_shift <= 62 && std::bit_width(static_cast<std::uint64_t>(count)) + divisor_shift <= 62,
+  require(r.sum_width + r.numerator_shift <= 62 && std::bit_width(static_cast<std::uint64_t>(averaged)) + divisor_shift <= 62,
           "mean: a mean of {} values of {} bits into {} fraction bits (from {}) needs more than 64-bit integers; "
           "use narrower formats",
           count, input.width, output.frac, input.frac);
-  r.divisor = count << divisor_shift;
+  r.divisor = averaged << divisor_shift;
   const integer_range codes = range_of(input.width, input.is_signed);
   const std::int64_t numerator_min = codes.lo * count * (std::int64_t{1} << r.numerator_shift);
   const std::int64_t numerator_max = codes.hi * count * (std::int64_t{1} << r.numerator_shift);
@@ -108,6 +116,92 @@ inline mean_rule make_mean_rule(const fixed_fmt& input, const fixed_fmt& output,
   }
   throw error(fmt::format("mean: no 64-bit reciprocal divides by {} exactly over {}-bit numerators; use narrower formats",
                           r.divisor, std::bit_width(static_cast<std::uint64_t>(r.largest_offset_numerator))));
+}
+
+// The rule for means of `count` codes (the sum divided by its own count).
+inline mean_rule make_mean_rule(const fixed_fmt& input, const fixed_fmt& output, std::int64_t count) {
+  return make_mean_rule(input, output, count, count);
+}
+
+// An average pool's rules: one mean_rule per divisor its windows take (PyTorch's divisors differ
+// at the borders without count_include_pad, and at ceil_mode's overhanging windows), each for sums
+// of at most a whole window's codes.
+struct window_mean_rule {
+  std::vector<mean_rule> by_divisor;  // sorted by `averaged`
+
+  const mean_rule& for_divisor(std::int64_t averaged) const noexcept {
+    auto it = std::lower_bound(by_divisor.begin(), by_divisor.end(), averaged,
+                               [](const mean_rule& r, std::int64_t d) { return r.averaged < d; });
+    return it != by_divisor.end() ? *it : by_divisor.back();  // every divisor has its rule
+  }
+  // The one divisor of a pool whose windows all take the same (what the hardware divides by), or 0.
+  std::int64_t uniform_divisor() const noexcept { return by_divisor.size() == 1 ? by_divisor[0].averaged : 0; }
+};
+
+// The spatial dimensions an average pool works over.
+template <class Op>
+constexpr int pool_spatial_rank() noexcept {
+  return std::is_same_v<Op, op::avg_pool1d> ? 1 : std::is_same_v<Op, op::avg_pool2d> ? 2 : 3;
+}
+template <class Op>
+constexpr std::int64_t divisor_override_of(const Op& pool) noexcept {
+  if constexpr (requires { pool.divisor_override; }) return pool.divisor_override;
+  else return 0;
+}
+
+// An average pool's rules over the windows of `p`: one per divisor they take (the divisor is a
+// product of one factor per axis, so the distinct ones come from each axis's distinct windows).
+inline window_mean_rule make_window_mean_rule(const pooling_detail::planes& p, bool count_include_pad,
+                                              std::int64_t divisor_override, const fixed_fmt& input,
+                                              const fixed_fmt& output) {
+  using pooling_detail::average_window;
+  const auto windows = [](const pooling_detail::axis& a) {
+    std::vector<average_window> distinct;
+    for (std::int64_t o = 0; o < a.out; ++o) {
+      const average_window w = pooling_detail::average_window_of(a, o);
+      if (w.first >= w.last) continue;  // padding only: its result is 0, no division
+      const bool seen = std::any_of(distinct.begin(), distinct.end(), [&](const average_window& v) {
+        return v.padded == w.padded && v.inside() == w.inside();
+      });
+      if (!seen) distinct.push_back(w);
+    }
+    return distinct;
+  };
+  std::vector<std::int64_t> divisors;
+  for (const average_window& d : windows(p.d))
+    for (const average_window& h : windows(p.h))
+      for (const average_window& w : windows(p.w))
+        divisors.push_back(pooling_detail::average_divisor(d, h, w, count_include_pad, divisor_override));
+  std::sort(divisors.begin(), divisors.end());
+  divisors.erase(std::unique(divisors.begin(), divisors.end()), divisors.end());
+  window_mean_rule rules;
+  const std::int64_t window = p.d.kernel * p.h.kernel * p.w.kernel;
+  for (std::int64_t divisor : divisors) rules.by_divisor.push_back(make_mean_rule(input, output, window, divisor));
+  return rules;
+}
+
+// The windows of avg pool node n over the shapes in its metadata.
+template <class Op>
+pooling_detail::planes window_planes_of(const node& n, const Op& pool) {
+  const auto arg = n.meta.common.args.find("data_in_0");
+  const auto result = n.meta.common.results.find("data_out_0");
+  require(arg != n.meta.common.args.end() && std::holds_alternative<tensor_meta>(arg->second) &&
+              result != n.meta.common.results.end(),
+          "node {} ({}): no input or result shape in the metadata; run add_common_metadata first", n.name, Op::name);
+  return pooling_detail::window_planes(pool, std::get<tensor_meta>(arg->second).shape, result->second.shape,
+                                       pool_spatial_rank<Op>());
+}
+
+// Avg pool node n's rules for `input` codes into `output` over the shapes in its metadata; none
+// when it pools nothing, or only windows of padding.
+template <class Op>
+std::optional<window_mean_rule> window_mean_rule_of(const node& n, const Op& pool, const fixed_fmt& input,
+                                                    const fixed_fmt& output) {
+  const pooling_detail::planes planes = window_planes_of(n, pool);
+  if (planes.count == 0) return std::nullopt;
+  window_mean_rule rules = make_window_mean_rule(planes, pool.count_include_pad, divisor_override_of(pool), input, output);
+  if (rules.by_divisor.empty()) return std::nullopt;
+  return rules;
 }
 
 // How many consecutive values each result of node n averages when it is a global mean (a mean

@@ -82,9 +82,10 @@ MASE_COMPILED_INLINE std::vector<std::string> hardware_dependence_files(std::str
   else if (module == "mase_matmul")
     files.insert(files.end(), {"mase_row_buffer.sv", "mase_tile_accumulate.sv", "mase_rom.sv", "mase_cast.sv"});
   else if (module == "mase_conv2d") files.insert(files.end(), {"mase_window_sweep.sv", "mase_rom.sv", "mase_cast.sv"});
-  else if (module == "mase_pool2d") files.insert(files.end(), {"mase_window_sweep.sv", "mase_cast.sv"});
-  else if (module == "mase_relu" || module == "mase_binary" || module == "mase_batch_norm" || module == "mase_layer_norm" ||
-           module == "mase_mean")
+  else if (module == "mase_pool2d")
+    files.insert(files.end(), {"mase_window_sweep.sv", "mase_reciprocal_divide.sv", "mase_cast.sv"});
+  else if (module == "mase_mean") files.insert(files.end(), {"mase_reciprocal_divide.sv", "mase_cast.sv"});
+  else if (module == "mase_relu" || module == "mase_binary" || module == "mase_batch_norm" || module == "mase_layer_norm")
     files.push_back("mase_cast.sv");
   // mase_rescale, mase_softmax, mase_permute, mase_lut, …: themselves only.
   return files;
@@ -237,13 +238,22 @@ MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
               "which keeps the codes and moves the point; this one divides by {}",
               n.name, op, g[n.inputs[1]].name);
     }
-    // Checked before the result's format, which quantize leaves unset (float) for such a pool.
+    // Checked before the result's format: without hardware_formats, quantize leaves a pool of a
+    // divisor other than 2^a float.
     if (const auto* avgp = n.op.get_if<op::avg_pool2d>()) {
-      // The hardware sums the window; that is the mean only in the exact format quantize gives it.
-      require(mase::detail::exact_mean_format(n, format(detail::hardware_format(n, "data_in_0"))).has_value(),
-              "add_hardware_metadata: node {} (avg_pool2d): only a window whose divisor is the same "
-              "power of two everywhere has hardware (the mean is then exact); this one divides by {}{}",
-              n.name, mase::detail::average_pool_divisor(*avgp), avgp->ceil_mode ? " with ceil_mode" : "");
+      const tensor_meta* result = detail::entry_meta(n, "data_out_0");
+      require(result != nullptr && result->precision.holds<fixed_fmt>(),
+              "add_hardware_metadata: node {} (avg_pool2d): its result has no fixed-point format; quantize gives "
+              "one to a pool of fixed-point values whose divisor is a power of two, and to any other with "
+              "quantize_config::hardware_formats (mase emit-verilog sets it)",
+              n.name);
+      const std::optional<eval::window_mean_rule> rules = eval::window_mean_rule_of(
+          n, *avgp, detail::hardware_format(n, "data_in_0"), result->precision.get<fixed_fmt>());
+      require(rules.has_value() && rules->uniform_divisor() > 0,
+              "add_hardware_metadata: node {} (avg_pool2d): the hardware divides every window by one constant, "
+              "but this pool's windows take {} divisors{}; use count_include_pad=True, no ceil_mode windows "
+              "past the padding, or a divisor_override",
+              n.name, rules ? rules->by_divisor.size() : 0, avgp->ceil_mode ? " (ceil_mode)" : "");
     }
     for (std::size_t i = 0; i < stream_input_count(n); ++i) {
       if (!is_stream_input(g, n, i)) continue;  // a constant operand: its table has the result's lanes
@@ -288,9 +298,7 @@ MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
       params.insert_or_assign("GROUPS", conv->groups);
       params.insert_or_assign("HAS_BIAS", conv->bias);
     } else if (const auto* maxp = n.op.get_if<op::max_pool2d>()) {
-      require(!maxp->ceil_mode, "add_hardware_metadata: node {} (max_pool2d): ceil_mode has no "
-                                            "hardware; export the model with ceil_mode=False",
-                                            n.name);
+      // ceil_mode's windows past the padded input read the sweep's padding code, which never wins.
       require(detail::hardware_format(n, "data_in_0") == out_fmt,
               "add_hardware_metadata: node {} (max_pool2d): its input and result formats differ; a max "
                           "pool keeps its input's format",

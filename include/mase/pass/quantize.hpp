@@ -60,7 +60,8 @@
 // unsqueeze, dropout, identity, getitem, split, slice, max pools, relu, output; cat when its
 // inputs agree) give their results their input's format. An avg_pool2d of fixed-point values
 // whose divisor is a power of two 2^a gives its result the exact mean's format (a more integer
-// and fraction bits), so the mean loses nothing and the hardware needs no divider; a div by a
+// and fraction bits), so the mean loses nothing; for hardware, one of any other divisor its
+// input's format (the mean rule floors once, as for mean); a div by a
 // scalar constant 2^k its input's format with k more fraction bits (the same codes).
 
 #include <mase/core/compiled.hpp>
@@ -307,7 +308,13 @@ MASE_COMPILED_INLINE tensor_meta* tensor_arg(common_meta& c, std::string_view en
 MASE_COMPILED_INLINE std::optional<fixed_fmt> exact_scale_format(const graph& g, const node& n, const format& input);
 
 // A node nobody quantized: its inputs carry their producers' formats, and data movement keeps them.
-MASE_COMPILED_INLINE void propagate_formats(const graph& g, node& n);
+// With `hardware` (quantize_config::hardware_formats), an average pool whose divisor is not a
+// power of two takes its input's format (recorded in `derived`), as a mean does.
+MASE_COMPILED_INLINE void propagate_formats(const graph& g, node& n, bool hardware, std::vector<derived_format>& derived);
+
+// Why a mean or an average pool without a data_out format takes its input's (hardware_formats).
+inline constexpr std::string_view mean_default_reason =
+    "default: its input's format (a mean of values in range is in range; one floor)";
 
 // Sets a quantized node's formats; records those the config did not give in `derived`.
 MASE_COMPILED_INLINE void apply_formats(node& n, const quantizable_op& q, const resolved_entry& e, bool hardware,

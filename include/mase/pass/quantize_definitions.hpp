@@ -357,7 +357,7 @@ MASE_COMPILED_INLINE std::optional<fixed_fmt> exact_scale_format(const graph& g,
   return scaled;
 }
 
-MASE_COMPILED_INLINE void propagate_formats(const graph& g, node& n) {
+MASE_COMPILED_INLINE void propagate_formats(const graph& g, node& n, bool hardware, std::vector<derived_format>& derived) {
   common_meta& c = n.meta.common;
   for (std::size_t i = 0; i < n.inputs.size(); ++i) {
     tensor_meta* arg = tensor_arg(c, data_in_name(i));
@@ -393,6 +393,12 @@ MASE_COMPILED_INLINE void propagate_formats(const graph& g, node& n) {
     for (auto& [name, result] : c.results) result.precision = *mean;
   } else if (const std::optional<fixed_fmt> scaled = exact_scale_format(g, n, first->precision)) {
     for (auto& [name, result] : c.results) result.precision = *scaled;
+  } else if (hardware && n.is<op::avg_pool2d>() && first->precision.holds<fixed_fmt>()) {
+    // Any other divisor: the mean rule (eval/mean_rule.hpp) into the input's format, as for mean.
+    for (auto& [name, result] : c.results) {
+      result.precision = first->precision;
+      derived.push_back({name, first->precision, std::string(mean_default_reason)});
+    }
   }
 }
 
@@ -475,7 +481,7 @@ MASE_COMPILED_INLINE void apply_formats(node& n, const quantizable_op& q, const 
       (n.is<op::mean>() || n.is<op::adaptive_avg_pool1d>() || n.is<op::adaptive_avg_pool2d>())) {
     if (const tensor_meta* in = tensor_arg(c, data_in_name(0)); in != nullptr && in->precision.holds<fixed_fmt>()) {
       result = in->precision;
-      reason = "default: its input's format (a mean of values in range is in range; one floor)";
+      reason = mean_default_reason;
     }
   }
   for (auto& [name, meta] : c.results) {
@@ -588,7 +594,7 @@ quantize_info quantize_graph(Graph& g, const quantize_config& config) {
       record.config_entry = entry->key;
       apply_formats(n, *q, *entry, config.hardware_formats, record.derived);
     }
-    if (record.outcome != quantize_outcome::quantized) propagate_formats(g, n);
+    if (record.outcome != quantize_outcome::quantized) propagate_formats(g, n, config.hardware_formats, record.derived);
 
     const node_formats now = formats_of(n);
     for (std::size_t i = 0; i < now.entries.size() && i < was.entries.size(); ++i)

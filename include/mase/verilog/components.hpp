@@ -19,6 +19,7 @@
 #include <mase/verilog/rtl/mase_matmul.hpp>
 #include <mase/verilog/rtl/mase_mean.hpp>
 #include <mase/verilog/rtl/mase_pool2d.hpp>
+#include <mase/verilog/rtl/mase_reciprocal_divide.hpp>
 #include <mase/verilog/rtl/mase_relu.hpp>
 #include <mase/verilog/rtl/mase_rescale.hpp>
 #include <mase/verilog/rtl/mase_rom.hpp>
@@ -67,7 +68,10 @@ inline constexpr std::array component_library{
     component{"mase_matmul", rtl::mase_matmul, 3},  // as mase_linear
     component{"mase_mean", rtl::mase_mean},  // a run's sum, less than a sample
     component{"mase_permute", rtl::mase_permute, 2, true},  // a sample in each bank
-    component{"mase_pool2d", rtl::mase_pool2d, 2, true},  // as mase_conv2d; an average only of 2^a
+    // As mase_conv2d. A max is exact by its formats; an average's division is the evaluator's mean
+    // rule, which the emitter reads from the node's lowering (and so requires).
+    component{"mase_pool2d", rtl::mase_pool2d, 2, true},
+    component{"mase_reciprocal_divide", rtl::mase_reciprocal_divide},
     component{"mase_relu", rtl::mase_relu},
     component{"mase_rescale", rtl::mase_rescale, 1, true},
     component{"mase_rom", rtl::mase_rom},

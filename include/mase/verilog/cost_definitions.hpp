@@ -71,6 +71,12 @@ MASE_COMPILED_INLINE component_cost component_cost_of(const node& n, std::int64_
       c.register_bits = w.width;
     } else if (p("MODE") == 1) {
       acc = x.width + bits_for(taps_2d);  // the window's exact sum
+      // and one reciprocal multiply per lane (mase_reciprocal_divide)
+      if (const auto* pool = n.op.get_if<op::avg_pool2d>())
+        if (const auto rules = eval::window_mean_rule_of(n, *pool, x, out); rules && rules->uniform_divisor() > 0) {
+          const eval::mean_rule& rule = rules->by_divisor.front();
+          c.multipliers.push_back({out_lanes, bits_for(rule.largest_offset_numerator + 1), bits_for(rule.multiplier + 1)});
+        }
     }
     c.register_bits += out_lanes * (acc + out.width + x.width);
     c.adder_bits = out_lanes * acc;

@@ -339,6 +339,18 @@ private:
 
   // The lowering the bit-exact evaluator runs for a component (its ROMs and derived parameters
   // are rendered from it, never derived again here).
+  // mase_reciprocal_divide's parameters for a mean rule (mase_mean, mase_pool2d's average).
+  static void add_divide_parameters(std::map<std::string, std::string>& extra, const eval::mean_rule& rule) {
+    extra["NUMERATOR_SHIFT"] = fmt::format("{}", rule.numerator_shift);
+    // bits_for(v + 1): the unsigned width that holds 0..v.
+    extra["NUMERATOR_WIDTH"] = fmt::format("{}", bits_for(rule.largest_offset_numerator + 1));
+    extra["MULTIPLIER_WIDTH"] = fmt::format("{}", bits_for(rule.multiplier + 1));
+    extra["SHIFT"] = fmt::format("{}", rule.shift);
+    extra["OFFSET"] = fmt::format("64'd{}", rule.offset);
+    extra["OFFSET_QUOTIENT"] = fmt::format("64'd{}", rule.offset_quotient);
+    extra["MULTIPLIER"] = fmt::format("64'd{}", rule.multiplier);
+  }
+
   const eval::fixed_lowering& lowering_of(const node& n) const {
     const eval::fixed_lowering* l = reference_->lowering(g_.id(n.name));
     require(l != nullptr, "emit_verilog: node {} ({}) has no fixed-point lowering for its formats", n.name,
@@ -595,14 +607,13 @@ private:
     } else if (module == "mase_mean") {
       const eval::mean_rule& rule = *lowering_of(n).mean_runs;
       extra["SUM_WIDTH"] = fmt::format("{}", rule.sum_width);
-      extra["NUMERATOR_SHIFT"] = fmt::format("{}", rule.numerator_shift);
-      // bits_for(v + 1): the unsigned width that holds 0..v.
-      extra["NUMERATOR_WIDTH"] = fmt::format("{}", bits_for(rule.largest_offset_numerator + 1));
-      extra["MULTIPLIER_WIDTH"] = fmt::format("{}", bits_for(rule.multiplier + 1));
-      extra["SHIFT"] = fmt::format("{}", rule.shift);
-      extra["OFFSET"] = fmt::format("64'd{}", rule.offset);
-      extra["OFFSET_QUOTIENT"] = fmt::format("64'd{}", rule.offset_quotient);
-      extra["MULTIPLIER"] = fmt::format("64'd{}", rule.multiplier);
+      add_divide_parameters(extra, rule);
+    } else if (module == "mase_pool2d" && param_int(n, "MODE") == 1) {
+      // add_hardware_metadata has checked that every window takes the same divisor.
+      const eval::window_mean_rule& rules = *lowering_of(n).window_means;
+      require(rules.uniform_divisor() > 0, "emit_verilog: node {} (avg_pool2d): its windows take {} divisors; the "
+                                           "hardware divides by one", n.name, rules.by_divisor.size());
+      add_divide_parameters(extra, rules.by_divisor.front());
     } else if (module == "mase_layer_norm") {
       const eval::normalization_rule& rule = *lowering_of(n).normalization_rows;
       const std::int64_t lanes = param_int(n, "DATA_IN_0_PARALLELISM_DIM_0");

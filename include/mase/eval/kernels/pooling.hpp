@@ -12,6 +12,7 @@
 #include <mase/core/tensor_eigen.hpp>
 #include <mase/core/thread_pool.hpp>
 #include <mase/eval/kernel.hpp>
+#include <mase/eval/pool_windows.hpp>
 #include <mase/ir/ops.hpp>
 
 #include <algorithm>
@@ -36,81 +37,19 @@ namespace mase::eval {
 
 namespace pooling_detail {
 
-// One spatial dimension of a sliding window.
-struct axis {
-  std::int64_t in = 1;
-  std::int64_t out = 1;
-  std::int64_t kernel = 1;
-  std::int64_t stride = 1;
-  std::int64_t padding = 0;
-  std::int64_t dilation = 1;
-
-  // Where output position o's window starts, in input coordinates (negative inside the padding).
-  std::int64_t start(std::int64_t o) const noexcept { return o * stride - padding; }
-
-  // The window taps k in [first, last) of output position o that land inside the input
-  // (0 <= start + k·dilation < in); the others read the padding.
-  void taps(std::int64_t o, std::int64_t& first, std::int64_t& last) const noexcept {
-    const std::int64_t s = start(o);
-    if (s >= 0 && s + (kernel - 1) * dilation < in) {  // the common interior case: no division
-      first = 0;
-      last = kernel;
-      return;
-    }
-    first = s >= 0 ? 0 : (-s + dilation - 1) / dilation;
-    last = s >= in ? 0 : std::min(kernel, (in - 1 - s) / dilation + 1);
-    if (first > last) first = last;
-  }
-
-  // The output positions [first, last) whose whole window lies inside the input.
-  void interior(std::int64_t& first, std::int64_t& last) const noexcept {
-    first = (padding + stride - 1) / stride;
-    const std::int64_t last_start = in - 1 - (kernel - 1) * dilation + padding;  // in padded coordinates
-    last = last_start < 0 ? 0 : std::min(out, last_start / stride + 1);
-    first = std::min(first, last);
-  }
-};
-
-struct planes {
-  std::int64_t count = 0;  // N·C, or C when unbatched (times D when the depth axis is folded in)
-  axis d;
-  axis h;
-  axis w;
-};
-
-// The volumes and window axes of a max or avg pool over the last `spatial` (1, 2 or 3) dimensions.
+// window_planes of a kernel's input and output.
 template <class Op>
 inline planes window_planes(const Op& op, const kernel_args& args, int spatial) {
   check_unary_kernel_shapes(op, args);
   const shape& in = args.input(0).shape();
-  const shape& out = args.output().shape();
-  const dims& stride = op.stride.empty() ? op.kernel_size : op.stride;
-  planes p;
-  axis* axes[3] = {&p.d, &p.h, &p.w};
-  for (int i = 0; i < spatial; ++i) {
-    axis& a = *axes[3 - spatial + i];
-    const int d = in.size() - spatial + i;
-    a.in = in[d];
-    a.out = out[d];
-    a.kernel = shape_rules::per_dim(op.kernel_size, i);
-    a.stride = shape_rules::per_dim(stride, i);
-    a.padding = shape_rules::per_dim(op.padding, i);
-    if constexpr (requires { op.dilation; }) a.dilation = shape_rules::per_dim(op.dilation, i);
-  }
-  const std::int64_t volume = p.d.in * p.h.in * p.w.in;
   // PyTorch refuses empty spatial dimensions; the shape rule lets one through when padding alone
   // fills a window.
+  std::int64_t volume = 1;
+  for (int i = in.size() - spatial; i < in.size(); ++i) volume *= in[i];
   if (volume == 0 && args.output().size() != 0)
     throw error(fmt::format("node {}: {} needs non-empty spatial dimensions, but the input has shape {}",
                             args.node_name, Op::name, to_string(in)));
-  p.count = volume == 0 ? 0 : static_cast<std::int64_t>(args.input(0).size()) / volume;
-  // A depth window of one tap at stride 1 without padding pools each depth slice on its own: the
-  // slices are then planes of a 2-d pool (a 3-d pool of kernel (1, k, k) runs the 2-d kernels).
-  if (p.d.kernel == 1 && p.d.stride == 1 && p.d.padding == 0) {
-    p.count *= p.d.in;
-    p.d = axis{};
-  }
-  return p;
+  return window_planes(op, in, args.output().shape(), spatial);
 }
 
 // The NaN-propagating maximum of PyTorch's pooling kernels: a NaN tap wins. Written without
@@ -270,40 +209,26 @@ inline void max_pool(const planes& p, const float* x, float* y) {
   }
 }
 
-// PyTorch's avg_pool2d/3d: the window is clipped to the padded input for count_include_pad's
-// divisor, then to the input for the sum; divisor_override (> 0) replaces the divisor. Each sum
-// adds its taps in PyTorch's order (depth by depth, row by row, left to right); interior columns
-// do so for the whole row at once, tap by tap, which keeps that order per output.
-inline void avg_pool(const planes& p, bool count_include_pad, std::int64_t divisor_override, const float* x, float* y) {
+// PyTorch's avg_pool2d/3d: each window's sum over its taps inside the input, then
+// finish(sum, divisor) (average_divisor); the float kernel's finish divides. Each sum adds its
+// taps in PyTorch's order (depth by depth, row by row, left to right); interior columns do so for
+// the whole row at once, tap by tap, which keeps that order per output.
+template <class Finish>
+void avg_pool(const planes& p, bool count_include_pad, std::int64_t divisor_override, const float* x, float* y,
+              const Finish& finish) {
   std::int64_t ow_first = 0;
   std::int64_t ow_last = 0;
   p.w.interior(ow_first, ow_last);
   const std::int64_t plane_size = p.h.in * p.w.in;
-  // The window along one axis: [start, end) clipped to the padded input (`padded` taps), then to
-  // the input.
-  struct span {
-    std::int64_t first, last, padded;
-  };
-  const auto clip = [](const axis& a, std::int64_t o) {
-    const std::int64_t start = a.start(o);
-    const std::int64_t end = std::min(start + a.kernel, a.in + a.padding);
-    return span{std::max<std::int64_t>(start, 0), std::min(end, a.in), end - start};
-  };
   for (std::int64_t c = 0; c < p.count; ++c) {
     const float* volume = x + c * p.d.in * plane_size;
     for (std::int64_t od = 0; od < p.d.out; ++od) {
-      const span depth = clip(p.d, od);
+      const average_window depth = average_window_of(p.d, od);
       for (std::int64_t oh = 0; oh < p.h.out; ++oh, y += p.w.out) {
-        const span height = clip(p.h, oh);
+        const average_window height = average_window_of(p.h, oh);
         const bool rows_inside = depth.first < depth.last && height.first < height.last;
-        const auto divisor = [&](std::int64_t padded_w, std::int64_t inside_w) {
-          return static_cast<float>(divisor_override > 0 ? divisor_override
-                                    : count_include_pad  ? depth.padded * height.padded * padded_w
-                                                         : (depth.last - depth.first) *
-                                                               (height.last - height.first) * inside_w);
-        };
         const auto border_column = [&](std::int64_t ow) {
-          const span width = clip(p.w, ow);
+          const average_window width = average_window_of(p.w, ow);
           if (!rows_inside || width.first >= width.last) {  // a window of padding only (an empty input)
             y[ow] = 0.0f;
             return;
@@ -314,7 +239,7 @@ inline void avg_pool(const planes& p, bool count_include_pad, std::int64_t divis
               const float* row = volume + id * plane_size + ih * p.w.in;
               for (std::int64_t iw = width.first; iw < width.last; ++iw) sum += row[iw];
             }
-          y[ow] = sum / divisor(width.padded, width.last - width.first);
+          y[ow] = finish(sum, average_divisor(depth, height, width, count_include_pad, divisor_override));
         };
         for (std::int64_t ow = 0; ow < ow_first; ++ow) border_column(ow);
         for (std::int64_t ow = ow_last; ow < p.w.out; ++ow) border_column(ow);
@@ -335,12 +260,16 @@ inline void avg_pool(const planes& p, bool count_include_pad, std::int64_t divis
                 for (std::int64_t j = 0; j < columns; ++j) out[j] += tap[j * stride];
             }
           }
-        const float interior_divisor = divisor(p.w.kernel, p.w.kernel);
-        for (std::int64_t j = 0; j < columns; ++j) out[j] /= interior_divisor;
+        const average_window interior{0, p.w.kernel, p.w.kernel};
+        const std::int64_t divisor = average_divisor(depth, height, interior, count_include_pad, divisor_override);
+        for (std::int64_t j = 0; j < columns; ++j) out[j] = finish(out[j], divisor);
       }
     }
   }
 }
+
+// The float kernel's finish: the sum divided by the divisor in float, as PyTorch's.
+inline float divide_sum(float sum, std::int64_t divisor) noexcept { return sum / static_cast<float>(divisor); }
 
 // PyTorch's adaptive average pool: bin i of `out` over `in` is [floor(i·in/out), ceil((i+1)·in/out)).
 inline std::int64_t bin_start(std::int64_t i, std::int64_t out, std::int64_t in) { return i * in / out; }
@@ -417,7 +346,7 @@ template <class Op>
 void avg_pool_kernel(const Op& op, const kernel_args& args, int spatial, std::int64_t divisor_override) {
   over_planes(window_planes(op, args, spatial), args.input(0).data(), args.output().data(), args.threads,
               [&](const planes& part, const float* x, float* y) {
-                avg_pool(part, op.count_include_pad, divisor_override, x, y);
+                avg_pool(part, op.count_include_pad, divisor_override, x, y, divide_sum);
               });
 }
 

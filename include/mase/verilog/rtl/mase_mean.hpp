@@ -5,12 +5,10 @@
 
 namespace mase::verilog::rtl {
 inline constexpr std::string_view mase_mean = R"sv(// Mean of each run of COUNT consecutive values (a channel's plane: global average pooling), as
-// eval/mean_rule.hpp defines it: y = saturate(floor(S * 2^NUMERATOR_SHIFT / D)) for the exact sum S.
-// The division is ((S << NUMERATOR_SHIFT) + OFFSET) * MULTIPLIER >> SHIFT, less OFFSET_QUOTIENT:
-// OFFSET makes the numerator non-negative, and the rule chose MULTIPLIER and SHIFT so that the
-// product's floor is the exact quotient for every numerator the input formats allow. The lanes
-// are summed in one cycle and the runs accumulated beat by beat; one mean leaves per run, on one
-// lane, from a register that refills in the cycle it drains.
+// eval/mean_rule.hpp defines it: y = saturate(floor(S * 2^NUMERATOR_SHIFT / D)) for the exact sum S,
+// divided in mase_reciprocal_divide. The lanes are summed in one cycle and the runs accumulated
+// beat by beat; one mean leaves per run, on one lane, from a register that refills in the cycle it
+// drains.
 module mase_mean #(
     parameter int DATA_IN_0_PRECISION_0 = 8,
     parameter int DATA_IN_0_PARALLELISM_DIM_0 = 1,
@@ -43,11 +41,6 @@ module mase_mean #(
   localparam int BEATS = COUNT / LANES;
   localparam int BW = BEATS > 1 ? $clog2(BEATS) : 1;
   localparam logic [BW-1:0] LAST_BEAT = BW'(BEATS - 1);
-  // The shifted numerator and the 64-bit offsets, with a sign bit above both.
-  localparam int NW = SUM_WIDTH + NUMERATOR_SHIFT;
-  localparam int WIDE = (NW > 64 ? NW : 64) + 1;
-  localparam int PRODUCT_WIDTH = NUMERATOR_WIDTH + MULTIPLIER_WIDTH;
-  localparam int RESULT_WIDTH = (PRODUCT_WIDTH > 64 ? PRODUCT_WIDTH : 64) + 2;
 
   initial if (COUNT % LANES != 0 || DATA_OUT_0_PARALLELISM_DIM_0 != 1)
     $fatal(1, "mase_mean: lanes must divide COUNT, and the means leave on one lane");
@@ -60,27 +53,15 @@ module mase_mean #(
   end
   assign total = earlier + lane_sum;
 
-  // ---- The division by the constant: offset, multiply, shift, remove the offset's quotient.
-  logic signed [WIDE-1:0] numerator;
-  logic [NUMERATOR_WIDTH-1:0] positive;
-  logic [PRODUCT_WIDTH-1:0] product, quotient;
-  logic signed [RESULT_WIDTH-1:0] mean;
+  // ---- The division by the constant, and the saturation.
   logic [OW-1:0] cast_result;
-  assign numerator = WIDE'(total) <<< NUMERATOR_SHIFT;
-  assign positive = NUMERATOR_WIDTH'(numerator + WIDE'(OFFSET));  // in [0, 2^NUMERATOR_WIDTH)
-  assign product = PRODUCT_WIDTH'(positive) * PRODUCT_WIDTH'(MULTIPLIER);
-  assign quotient = product >> SHIFT;
-  assign mean = RESULT_WIDTH'(quotient) - RESULT_WIDTH'(OFFSET_QUOTIENT);
-
-  mase_cast #(
-      .IN_WIDTH (RESULT_WIDTH),
-      .IN_FRAC  (DATA_OUT_0_PRECISION_1),
-      .OUT_WIDTH(OW),
-      .OUT_FRAC (DATA_OUT_0_PRECISION_1),
-      .SYMMETRIC(OUT_SYMMETRIC),
-      .LANES    (1)
-  ) u_saturate (
-      .data_in (mean),
+  mase_reciprocal_divide #(
+      .SUM_WIDTH(SUM_WIDTH), .NUMERATOR_SHIFT(NUMERATOR_SHIFT), .NUMERATOR_WIDTH(NUMERATOR_WIDTH),
+      .MULTIPLIER_WIDTH(MULTIPLIER_WIDTH), .SHIFT(SHIFT), .OFFSET(OFFSET), .OFFSET_QUOTIENT(OFFSET_QUOTIENT),
+      .MULTIPLIER(MULTIPLIER), .OUT_WIDTH(OW), .OUT_FRAC(DATA_OUT_0_PRECISION_1), .OUT_SYMMETRIC(OUT_SYMMETRIC),
+      .LANES(1)
+  ) u_divide (
+      .data_in (total),
       .data_out(cast_result)
   );
 

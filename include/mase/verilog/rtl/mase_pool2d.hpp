@@ -1,11 +1,12 @@
 #pragma once
 // mase_pool2d: streaming 2-D max / average pooling with the same buffered window sweep as
-// mase_conv2d; padding never wins a max and counts as zero in an average.
+// mase_conv2d; padding never wins a max and counts as zero in an average, whose exact window sum
+// mase_reciprocal_divide divides by the pool's one divisor (eval/mean_rule.hpp).
 #include <string_view>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_pool2d = R"sv(// mase_pool2d: 2-D max (MODE 0) or average (MODE 1, count_include_pad, KX*KY a power of two)
-// pooling over a stream of C x H x W samples. mase_window_sweep buffers each sample and visits the
+inline constexpr std::string_view mase_pool2d = R"sv(// mase_pool2d: 2-D max (MODE 0) or average (MODE 1: every window's sum divided by the same
+// constant, the mean rule's reciprocal multiply) pooling over a stream of C x H x W samples. mase_window_sweep buffers each sample and visits the
 // windows (one group per channel); here each of the PO output lanes folds one window element per cycle.
 module mase_pool2d #(
   parameter int MODE = 0,
@@ -29,7 +30,15 @@ module mase_pool2d #(
   parameter int PADDING_Y = 0,
   parameter int DILATION_X = 1,
   parameter int DILATION_Y = 1,
-  parameter int OUT_SYMMETRIC = 0
+  parameter int OUT_SYMMETRIC = 0,
+  // MODE 1: the mean rule's division (mase_reciprocal_divide) of sums of KERNEL_X*KERNEL_Y codes
+  parameter int NUMERATOR_SHIFT = 0,
+  parameter int NUMERATOR_WIDTH = 10,
+  parameter int MULTIPLIER_WIDTH = 1,
+  parameter int SHIFT = 0,
+  parameter logic [63:0] OFFSET = 64'd0,
+  parameter logic [63:0] OFFSET_QUOTIENT = 64'd0,
+  parameter logic [63:0] MULTIPLIER = 64'd1
 ) (
   input  logic clk,
   input  logic rst,
@@ -44,9 +53,8 @@ module mase_pool2d #(
   localparam int OW = DATA_OUT_0_PRECISION_0;
   localparam int PO = DATA_OUT_0_PARALLELISM_DIM_0;
   localparam int AREA_LOG2 = KERNEL_X * KERNEL_Y > 1 ? $clog2(KERNEL_X * KERNEL_Y) : 0;
-  // max keeps an input code; average keeps the exact window sum (fraction XF, scaled by the area)
+  // max keeps an input code; average keeps the exact window sum
   localparam int VW = MODE == 0 ? XW : XW + AREA_LOG2;
-  localparam int VF = MODE == 0 ? DATA_IN_0_PRECISION_1 : DATA_IN_0_PRECISION_1 + AREA_LOG2;
   localparam int CO = DATA_OUT_0_TENSOR_SIZE_DIM_2;   // = C
   localparam int COW = CO > 1 ? $clog2(CO) : 1;
   localparam int KAW = CO * KERNEL_Y * KERNEL_X > 1 ? $clog2(CO * KERNEL_Y * KERNEL_X) : 1;
@@ -97,12 +105,23 @@ module mase_pool2d #(
     end
   end
 
-  mase_cast #(
-    .IN_WIDTH(VW), .IN_FRAC(VF), .OUT_WIDTH(OW), .OUT_FRAC(DATA_OUT_0_PRECISION_1),
-    .SYMMETRIC(OUT_SYMMETRIC), .LANES(PO)
-  ) out_cast (
-    .data_in(value_next_lanes), .data_out(cast_out)
-  );
+  if (MODE == 0) begin : g_max_cast
+    mase_cast #(
+      .IN_WIDTH(VW), .IN_FRAC(DATA_IN_0_PRECISION_1), .OUT_WIDTH(OW), .OUT_FRAC(DATA_OUT_0_PRECISION_1),
+      .SYMMETRIC(OUT_SYMMETRIC), .LANES(PO)
+    ) out_cast (
+      .data_in(value_next_lanes), .data_out(cast_out)
+    );
+  end else begin : g_average_divide
+    mase_reciprocal_divide #(
+      .SUM_WIDTH(VW), .NUMERATOR_SHIFT(NUMERATOR_SHIFT), .NUMERATOR_WIDTH(NUMERATOR_WIDTH),
+      .MULTIPLIER_WIDTH(MULTIPLIER_WIDTH), .SHIFT(SHIFT), .OFFSET(OFFSET), .OFFSET_QUOTIENT(OFFSET_QUOTIENT),
+      .MULTIPLIER(MULTIPLIER), .OUT_WIDTH(OW), .OUT_FRAC(DATA_OUT_0_PRECISION_1), .OUT_SYMMETRIC(OUT_SYMMETRIC),
+      .LANES(PO)
+    ) out_divide (
+      .data_in(value_next_lanes), .data_out(cast_out)
+    );
+  end
 endmodule
 )sv";
 }  // namespace mase::verilog::rtl
