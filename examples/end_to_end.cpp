@@ -12,10 +12,14 @@
 //   6. add_hardware_metadata | emit_verilog: a streaming SystemVerilog design whose testbench
 //      replays test images through it; lint it, simulate it with Verilator (every output word
 //      compared with the bit-exact evaluator, under random valid/ready stalls), count its
-//      cycles, and synthesize it with yosys for a resource estimate.
+//      cycles, and synthesize it with yosys for a resource estimate;
+//   7. the same for a CNN, the bundled LeNet-5 trained on the same digits (make_lenet.py):
+//      profile, 8-bit formats, accuracy in float and bit-exact, and its design proven in
+//      simulation.
 //
-// usage: end_to_end [data_dir [hardware_dir]]   (default: the source tree's examples/data and
-//        mlp_hardware in the build tree)
+// usage: end_to_end [data_dir [hardware_dir [lenet_hardware_dir]]]   (default: the source tree's
+//        examples/data, and mlp_hardware and lenet_hardware in the build tree; with hardware_dir
+//        alone, LeNet's design goes to hardware_dir + "_lenet")
 
 #include <mase/io/onnx.hpp>  // not in mase.hpp: it links the ONNX protobuf library
 #include <mase/mase.hpp>
@@ -40,13 +44,17 @@
 #ifndef MASE_DEMO_HARDWARE_DIR
 #define MASE_DEMO_HARDWARE_DIR "mlp_hardware"
 #endif
+#ifndef MASE_DEMO_LENET_HARDWARE_DIR
+#define MASE_DEMO_LENET_HARDWARE_DIR "lenet_hardware"
+#endif
 
 namespace {
 
 using namespace mase;
 
 constexpr std::int64_t pixels = 784, test_count = 1000, calibration_batch = 50, calibration_samples = 200;
-constexpr std::int64_t hardware_images = 50;  // replayed through the simulated design
+constexpr std::int64_t hardware_images = 50;        // replayed through the simulated MLP
+constexpr std::int64_t lenet_hardware_images = 20;  // and LeNet
 
 std::vector<char> read_file(const std::string& path, std::size_t bytes) {
   std::ifstream file(path, std::ios::binary);
@@ -73,25 +81,37 @@ dataset load_test_set(const std::string& dir) {
   return d;
 }
 
+graph trained_lenet(const std::string& dir) {
+  mase::onnx::import_options options;
+  options.input_shapes.insert_or_assign("x", shape{calibration_batch, 1, 28, 28});
+  return mase::onnx::load_model(dir + "/lenet5.onnx", options).graph;
+}
+
 graph trained_mlp(const std::string& dir) {
   mase::onnx::import_options options;
   options.input_shapes.insert_or_assign("x", shape{calibration_batch, pixels});
   return mase::onnx::load_model(dir + "/mlp_784_256_64_10.onnx", options).graph;
 }
 
-tensor rows(const tensor& t, std::int64_t first, std::int64_t count) {
-  const std::int64_t width = t.shape()[1];
-  return tensor({count, width}, std::vector<float>(t.data() + first * width, t.data() + (first + count) * width));
+// Images [first, first + count) of t ([N, 784]) in `image_shape` per image ({784}, or {1, 28, 28}).
+tensor rows(const tensor& t, std::int64_t first, std::int64_t count, const shape& image_shape = shape{pixels}) {
+  shape s{count};
+  for (int i = 0; i < image_shape.size(); ++i) s.push_back(image_shape[i]);
+  return tensor(s, std::vector<float>(t.data() + first * pixels, t.data() + (first + count) * pixels));
 }
 
-double accuracy(evaluator& ev, const dataset& d) {
-  const tensor& logits = ev.run(d.images)[0];
+// The share of images [0, count) whose largest logit is their label.
+double accuracy_of(const tensor& logits, const dataset& d, std::int64_t count) {
   int correct = 0;
-  for (std::int64_t i = 0; i < test_count; ++i) {
+  for (std::int64_t i = 0; i < count; ++i) {
     const float* row = logits.data() + i * 10;
     correct += static_cast<int>(std::max_element(row, row + 10) - row) == d.labels[static_cast<std::size_t>(i)];
   }
-  return static_cast<double>(correct) / test_count;
+  return static_cast<double>(correct) / static_cast<double>(count);
+}
+
+double accuracy(evaluator& ev, const dataset& d, const shape& image_shape = shape{pixels}) {
+  return accuracy_of(ev.run(rows(d.images, 0, test_count, image_shape))[0], d, test_count);
 }
 
 // The largest magnitude a profiled entry reached (range_min_max over all its values).
@@ -104,6 +124,96 @@ double max_magnitude(const node& n, std::string_view entry) {
 fixed_fmt eight_bits_for(double magnitude) {
   const int integer_bits = magnitude > 0 ? std::max(0, static_cast<int>(std::ceil(std::log2(magnitude * (1 + 1e-9))))) : 0;
   return {.width = 8, .frac = 7 - integer_bits};
+}
+
+// Formats from the profiled ranges: each linear and convolution reads its input in the format its
+// range needs and writes the format its reader's range needs; a relu reader reads that format
+// (and keeps it, as the pools after it do).
+quantize_config eight_bit_config(const graph& profiled) {
+  quantize_config config{.by = quantize_by::name};
+  for (node_id id : profiled.order()) {
+    const node& layer = profiled[id];
+    if (!layer.is<op::linear>() && !layer.is<op::conv2d>()) continue;
+    const std::vector<node_id> readers = profiled.users(id);
+    require(readers.size() == 1, "end_to_end: {} should have one reader", layer.name);
+    const node& reader = profiled[readers[0]];
+    const fixed_fmt out = eight_bits_for(max_magnitude(reader, "data_in_0"));
+    config.entries.emplace_back(layer.name, operand_formats{.data_in = eight_bits_for(max_magnitude(layer, "data_in_0")),
+                                                            .weight = eight_bits_for(max_magnitude(layer, "weight")),
+                                                            .bias = eight_bits_for(max_magnitude(layer, "bias")),
+                                                            .data_out = out});
+    if (reader.is<op::relu>()) config.entries.emplace_back(reader.name, operand_formats{.data_in = out});
+  }
+  return config;
+}
+
+// init_metadata | add_common_metadata | add_software_metadata | profile_statistics over the
+// calibration images: the range of every dot product's weights and of every activation.
+auto profile(const graph& model, const dataset& d, const shape& image_shape) {
+  std::int64_t next_batch = 0;
+  const auto calibration = [&]() -> std::optional<ordered_map<tensor>> {
+    if (next_batch * calibration_batch >= calibration_samples) return std::nullopt;
+    return ordered_map<tensor>{{"x", rows(d.images, (next_batch++) * calibration_batch, calibration_batch, image_shape)}};
+  };
+  const auto progress = [](std::size_t done, std::size_t total) {
+    const std::size_t width = 30, filled = total ? done * width / total : width;
+    fmt::print("\r   profiling [{}{}] {}/{} batches", std::string(filled, '#'), std::string(width - filled, '.'), done,
+               total);
+    if (done == total) fmt::print("\n");
+    std::fflush(stdout);
+  };
+  return model | init_metadata |
+         add_common_metadata({{"x", rows(d.images, 0, calibration_batch, image_shape)}}, {.add_value = false}) |
+         add_software_metadata |
+         profile_statistics({.by = profile_by::type,
+                             .target_weight_nodes = {"linear", "conv2d"},
+                             .target_activation_nodes = {"linear", "conv2d", "relu", "output"},
+                             .weight_statistics = {stats::range_min_max_options{}},
+                             .activation_statistics = {stats::range_min_max_options{}},
+                             .inputs = calibration,
+                             .num_samples = calibration_samples,
+                             .progress = progress});
+}
+
+// Emits `quantized`'s design into `dir` with `images` test images as its stimulus, then lints,
+// simulates (with and without stalls) and synthesizes it, printing each figure; true when it is
+// lint-clean and every output word matched the bit-exact evaluator's.
+template <class Quantized>  // the pipeline's typed graph, which records that it is quantized
+bool prove_hardware(const Quantized& quantized, const dataset& test, const shape& image_shape, std::int64_t images,
+                    const std::string& dir, const char* step) {
+  const auto hardware = quantized | add_hardware_metadata({.max_parallelism = {16, 8, 8, 8}});
+  const auto emit_start = std::chrono::steady_clock::now();
+  const auto [design, emitted_info] =
+      run(hardware, emit_verilog({.project_dir = dir, .inputs = {{"x", rows(test.images, 0, images, image_shape)}}}));
+  const verilog::emit_info& emitted = std::get<0>(emitted_info);
+  fmt::print("{} emitted {} in {:.2f} s: {} components, {} parallel multipliers\n", step, emitted.project_dir.string(),
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - emit_start).count(),
+             emitted.components.size(), emitted.multipliers);
+  std::int64_t ideal = 0;
+  for (const verilog::linear_cost& l : emitted.dot_product_layers) {
+    fmt::print("   {}: {} multiply-accumulates per image on {} multipliers: ideal {} cycles\n", l.node,
+               l.macs_per_sample, l.multipliers, l.ideal_cycles());
+    ideal = std::max(ideal, l.ideal_cycles());
+  }
+  const std::string warnings = verilog::lint(emitted.project_dir);
+  fmt::print("   lint (verilator --lint-only -Wall): {}\n", warnings.empty() ? "clean" : warnings);
+  const verilog::simulation_result sim = verilog::simulate(emitted.project_dir, verilog::simulator::verilator);
+  fmt::print("   verilator, {} images with random stalls: {} passed, {} failed, {} cycles -> {}\n", images, sim.passed,
+             sim.failed, sim.cycles, sim.ok() ? "bit-exact" : "MISMATCH");
+  if (sim.ok()) {
+    // Every output word is the bit-exact evaluator's, so the design classifies these images as it does.
+    evaluator bit_exact(quantized, eval_mode::bit_exact);
+    fmt::print("   the design's accuracy on those {} images: {:.2f} % (bit-exact evaluator: the same words)\n", images,
+               100.0 * accuracy_of(bit_exact.run(rows(test.images, 0, images, image_shape))[0], test, images));
+  }
+  const verilog::simulation_result steady =
+      verilog::simulate(emitted.project_dir, verilog::simulator::verilator, {.stall_percent = 0});
+  fmt::print("   without stalls: {:.1f} cycles per image in steady state ({:.2f}x the slowest layer's ideal {})\n",
+             steady.cycles_per_sample(), steady.cycles_per_sample() / static_cast<double>(ideal), ideal);
+  const verilog::synthesis_report synthesis = verilog::synthesize(emitted.project_dir);
+  fmt::print("   yosys synth_xilinx: {} cells, {} flip-flops, {} LUTs, {} multipliers (DSP48E1), {} block RAMs\n",
+             synthesis.cells, synthesis.flip_flops, synthesis.luts, synthesis.multipliers, synthesis.block_rams);
+  return sim.ok() && warnings.empty();
 }
 
 }  // namespace
@@ -119,47 +229,11 @@ int main(int argc, char** argv) try {
   fmt::print("1. imported mlp_784_256_64_10.onnx: {} nodes,{}\n", model.size(), imported);
 
   // 2. metadata and statistics
-  std::int64_t next_batch = 0;
-  const auto calibration = [&]() -> std::optional<ordered_map<tensor>> {
-    if (next_batch * calibration_batch >= calibration_samples) return std::nullopt;
-    return ordered_map<tensor>{{"x", rows(test.images, (next_batch++) * calibration_batch, calibration_batch)}};
-  };
-  const auto progress = [](std::size_t done, std::size_t total) {
-    const std::size_t width = 30, filled = total ? done * width / total : width;
-    fmt::print("\r   profiling [{}{}] {}/{} batches", std::string(filled, '#'), std::string(width - filled, '.'), done,
-               total);
-    if (done == total) fmt::print("\n");
-    std::fflush(stdout);
-  };
-  const auto profiled =
-      model | init_metadata | add_common_metadata({{"x", rows(test.images, 0, calibration_batch)}}, {.add_value = false}) |
-      add_software_metadata |
-      profile_statistics({.by = profile_by::type,
-                          .target_weight_nodes = {"linear"},
-                          .target_activation_nodes = {"linear", "relu", "output"},
-                          .weight_statistics = {stats::range_min_max_options{}},
-                          .activation_statistics = {stats::range_min_max_options{}},
-                          .inputs = calibration,
-                          .num_samples = calibration_samples,
-                          .progress = progress});
+  const auto profiled = profile(model, test, shape{pixels});
   fmt::print("2. profiled range_min_max of every linear's weights and every activation\n");
 
-  // 3. formats from the ranges: each linear reads its input in the format its range needs and
-  //    writes the format its reader's range needs; relu keeps its input's format.
-  quantize_config config{.by = quantize_by::name};
-  const char* layers[] = {"fc1", "fc2", "fc3"};
-  const char* readers[] = {"relu1", "relu2", "output"};
-  for (int i = 0; i < 3; ++i) {
-    const node& fc = profiled[profiled.id(layers[i])];
-    const node& reader = profiled[profiled.id(readers[i])];
-    const fixed_fmt out = eight_bits_for(max_magnitude(reader, "data_in_0"));
-    config.entries.emplace_back(layers[i], operand_formats{.data_in = eight_bits_for(max_magnitude(fc, "data_in_0")),
-                                                           .weight = eight_bits_for(max_magnitude(fc, "weight")),
-                                                           .bias = eight_bits_for(max_magnitude(fc, "bias")),
-                                                           .data_out = out});
-    if (i < 2) config.entries.emplace_back(readers[i], operand_formats{.data_in = out});
-  }
-  auto [quantized, info] = run(profiled, quantize(config));
+  // 3. formats from the ranges
+  auto [quantized, info] = run(profiled, quantize(eight_bit_config(profiled)));
   (void)info;
   fmt::print("3. quantized to 8-bit fixed point (fraction bits from the profiled ranges)\n");
 
@@ -184,45 +258,23 @@ int main(int argc, char** argv) try {
 
   // 6. hardware
   const std::string hardware_dir = argc > 2 ? argv[2] : MASE_DEMO_HARDWARE_DIR;
-  const auto hardware = quantized | add_hardware_metadata({.max_parallelism = {16, 8, 8, 8}});
-  const auto emit_start = std::chrono::steady_clock::now();
-  const auto [design, emitted_info] =
-      run(hardware, emit_verilog({.project_dir = hardware_dir,
-                                  .inputs = {{"x", rows(test.images, 0, hardware_images)}}}));
-  const verilog::emit_info& emitted = std::get<0>(emitted_info);
-  fmt::print("6. emitted {} in {:.2f} s: {} components, {} parallel multipliers\n", emitted.project_dir.string(),
-             std::chrono::duration<double>(std::chrono::steady_clock::now() - emit_start).count(),
-             emitted.components.size(), emitted.multipliers);
-  std::int64_t ideal = 0;
-  for (const verilog::linear_cost& l : emitted.linear_layers) {
-    fmt::print("   {}: {} multiply-accumulates per image on {} multipliers: ideal {} cycles\n", l.node,
-               l.macs_per_sample, l.multipliers, l.ideal_cycles());
-    ideal = std::max(ideal, l.ideal_cycles());
-  }
-  const std::string warnings = verilog::lint(emitted.project_dir);
-  fmt::print("   lint (verilator --lint-only -Wall): {}\n", warnings.empty() ? "clean" : warnings);
-  const verilog::simulation_result sim = verilog::simulate(emitted.project_dir, verilog::simulator::verilator);
-  fmt::print("   verilator, {} images with random stalls: {} passed, {} failed, {} cycles -> {}\n", hardware_images,
-             sim.passed, sim.failed, sim.cycles, sim.ok() ? "bit-exact" : "MISMATCH");
-  if (sim.ok()) {
-    // Every output word is the bit-exact evaluator's, so the design classifies these images as it does.
-    const tensor& logits = bit_exact.run(rows(test.images, 0, hardware_images))[0];
-    int correct = 0;
-    for (std::int64_t i = 0; i < hardware_images; ++i) {
-      const float* row = logits.data() + i * 10;
-      correct += static_cast<int>(std::max_element(row, row + 10) - row) == test.labels[static_cast<std::size_t>(i)];
-    }
-    fmt::print("   the design's accuracy on those {} images: {:.2f} % (bit-exact evaluator: the same words)\n",
-               hardware_images, 100.0 * correct / static_cast<double>(hardware_images));
-  }
-  const verilog::simulation_result steady =
-      verilog::simulate(emitted.project_dir, verilog::simulator::verilator, {.stall_percent = 0});
-  fmt::print("   without stalls: {:.1f} cycles per image in steady state ({:.2f}x the slowest layer's ideal {})\n",
-             steady.cycles_per_sample(), steady.cycles_per_sample() / static_cast<double>(ideal), ideal);
-  const verilog::synthesis_report synthesis = verilog::synthesize(emitted.project_dir);
-  fmt::print("   yosys synth_xilinx: {} cells, {} flip-flops, {} LUTs, {} multipliers (DSP48E1), {} block RAMs\n",
-             synthesis.cells, synthesis.flip_flops, synthesis.luts, synthesis.multipliers, synthesis.block_rams);
-  return sim.ok() && warnings.empty() ? 0 : 1;
+  const bool mlp_proven = prove_hardware(quantized, test, shape{pixels}, hardware_images, hardware_dir, "6.");
+
+  // 7. a CNN: LeNet-5 on the same images, the same flow
+  const shape image{1, 28, 28};
+  const graph lenet = trained_lenet(dir);
+  const auto lenet_profiled = profile(lenet, test, image);
+  const auto lenet_quantized = lenet_profiled | quantize(eight_bit_config(lenet_profiled));
+  evaluator lenet_float(lenet);
+  evaluator lenet_exact(lenet_quantized, eval_mode::bit_exact);
+  fmt::print("7. LeNet-5 (lenet5.onnx, trained on the same digits), 8-bit formats from its profiled ranges; accuracy "
+             "on {} test images:\n",
+             test_count);
+  fmt::print("   float32               {:6.2f} %\n", 100 * accuracy(lenet_float, test, image));
+  fmt::print("   8-bit bit-exact       {:6.2f} %\n", 100 * accuracy(lenet_exact, test, image));
+  const std::string lenet_dir = argc > 3 ? argv[3] : argc > 2 ? hardware_dir + "_lenet" : MASE_DEMO_LENET_HARDWARE_DIR;
+  const bool lenet_proven = prove_hardware(lenet_quantized, test, image, lenet_hardware_images, lenet_dir, "  ");
+  return mlp_proven && lenet_proven ? 0 : 1;
 } catch (const std::exception& e) {
   std::cerr << "end_to_end: " << e.what() << "\n";
   return 1;
