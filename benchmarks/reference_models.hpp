@@ -113,6 +113,44 @@ inline graph resnet18(std::int64_t batch, std::int64_t size = 224, std::uint64_t
   return b.output(b.add("fc", op::linear{.in_features = 512, .out_features = 1000}, h));
 }
 
+// torchvision's squeezenet1_1 (Fire modules: a 1x1 squeeze, then 1x1 and 3x3 expands joined by
+// cat along the channels; max pools with ceil_mode; a 1x1 convolution to the classes and a global
+// average pool) on 3 x size x size images. The dropout before the classifier is left out (an
+// identity at inference).
+inline graph squeezenet1_1(std::int64_t batch, std::int64_t size = 224, std::int64_t classes = 1000,
+                           std::uint64_t seed = 5) {
+  builder b(seed);
+  auto x = b.input("x", {batch, 3, size, size});
+  const auto conv_relu = [&](const std::string& name, node_id in, std::int64_t from, std::int64_t to,
+                             std::int64_t kernel, std::int64_t stride = 1) {
+    auto c = b.add(name, op::conv2d{.in_channels = from, .out_channels = to, .kernel_size = {kernel},
+                                    .stride = {stride}, .padding = {stride == 1 ? kernel / 2 : 0}}, in);
+    return b.add(name + "_relu", op::relu{}, c);
+  };
+  const auto fire = [&](const std::string& name, node_id in, std::int64_t from, std::int64_t squeeze,
+                        std::int64_t expand) {
+    auto s = conv_relu(name + "_squeeze", in, from, squeeze, 1);
+    auto e1 = conv_relu(name + "_expand1x1", s, squeeze, expand, 1);
+    auto e3 = conv_relu(name + "_expand3x3", s, squeeze, expand, 3);
+    return b.add(name, op::cat{.dim = 1}, e1, e3);
+  };
+  const auto pool = [&](const std::string& name, node_id in) {
+    return b.add(name, op::max_pool2d{.kernel_size = {3}, .stride = {2}, .ceil_mode = true}, in);
+  };
+  auto h = pool("pool0", conv_relu("conv0", x, 3, 64, 3, 2));
+  h = fire("fire3", h, 64, 16, 64);
+  h = pool("pool5", fire("fire4", h, 128, 16, 64));
+  h = fire("fire6", h, 128, 32, 128);
+  h = pool("pool8", fire("fire7", h, 256, 32, 128));
+  h = fire("fire9", h, 256, 48, 192);
+  h = fire("fire10", h, 384, 48, 192);
+  h = fire("fire11", h, 384, 64, 256);
+  h = fire("fire12", h, 512, 64, 256);
+  h = conv_relu("classifier", h, 512, classes, 1);
+  h = b.add("avgpool", op::adaptive_avg_pool2d{.output_size = {1, 1}}, h);
+  return b.output(b.add("flatten", op::flatten{}, h));
+}
+
 // Values uniform in [-1, 1) from a fixed seed (a 64-bit LCG): the models' inputs.
 inline tensor random_input(const shape& s, std::uint64_t seed) {
   tensor t(s);
