@@ -546,15 +546,16 @@ inline bit_exact_kernel make_mean_kernel(const mean_rule& rule, const fixed_fmt&
 // An average pool: each window's codes summed exactly (in float: the rule's sums fit 24 bits, which
 // lower_to_fixed checks) and divided by its divisor with the mean rule, in the planned shapes.
 template <class Op>
-bit_exact_kernel make_window_mean_kernel(const Op& pool, const fixed_lowering& l, const pooling_detail::planes& planned) {
+bit_exact_kernel make_window_mean_kernel(const Op& pool, const fixed_lowering& l) {
   std::string divisors;
   for (const mean_rule& r : l.window_means->by_divisor) divisors += fmt::format("{}{}", divisors.empty() ? "" : ", ", r.averaged);
   return {fmt::format("{}: exact window sums, floor division by {} (a constant reciprocal in hardware), one cast",
                       Op::name, divisors),
-          [pool, planned, rules = l.window_means, in = code_scale(l.input.frac),
+          [pool, rules = l.window_means, in = code_scale(l.input.frac),
            out = code_scale(l.output.frac)](const kernel_args& args) {
             const pooling_detail::planes p = pooling_detail::window_planes(pool, args, pool_spatial_rank<Op>());
             // Any batch: the divisors depend on the spatial dimensions only.
+            const pooling_detail::planes& planned = rules->planned;
             require(p.d == planned.d && p.h == planned.h && p.w == planned.w,
                     "node {}: the bit-exact average pool's divisors were planned for the metadata's spatial "
                     "dimensions, but this input has shape {}; run add_common_metadata on inputs of this shape",
@@ -767,7 +768,7 @@ bit_exact_kernel lowered_kernel(const Node& n, const fixed_lowering& l) {
           return detail::make_mean_kernel(*l.mean_runs, l.input);
         } else if constexpr (std::is_same_v<Op, op::avg_pool1d> || std::is_same_v<Op, op::avg_pool2d> ||
                              std::is_same_v<Op, op::avg_pool3d>) {
-          return detail::make_window_mean_kernel(op, l, window_planes_of(n, op));
+          return detail::make_window_mean_kernel(op, l);
         } else if constexpr (has_scalar_function<Op>) {
           return detail::make_lookup_kernel(n, l);
         } else {

@@ -242,6 +242,8 @@ private:
   void gather_inputs(const node& n, node_state& s);
 
   void run_kernel(const node& n, node_state& s);
+  void cast_values(const format& f, bool hardware, std::span<const float> in, std::span<const std::int64_t> shape,
+                   std::span<float> out) const;
 
   void collect_final_results();
 

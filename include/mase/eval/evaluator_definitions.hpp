@@ -135,25 +135,30 @@ void basic_evaluator<Graph>::gather_inputs(const node& n, node_state& s) {
     const tensor* in = states_[n.inputs[i].index].result_views.at(0);
     if (s.input_casts[i]) {
       tensor& cast = s.cast_inputs[i];
-      if (s.hardware_casts[i]) {
-        // Element-wise: the threads split the values.
-        thread_pool::shared_chunks(in->size(), threads(), eval::parallel_grain,
-                                   [&](std::size_t first, std::size_t last, std::size_t) {
-          eval::hardware_cast(s.input_casts[i]->template get<fixed_fmt>(), in->values().subspan(first, last - first),
-                              cast.values().subspan(first, last - first));
-        });
-      } else if (s.input_casts[i]->is_elementwise()) {
-        thread_pool::shared_chunks(in->size(), threads(), eval::parallel_grain,
-                                   [&](std::size_t first, std::size_t last, std::size_t) {
-          quantize(*s.input_casts[i], in->values().subspan(first, last - first), cast.values().subspan(first, last - first));
-        });
-      } else {
-        quantize(*s.input_casts[i], in->values(), in->shape(), cast.values());  // blocks span the shape
-      }
+      cast_values(*s.input_casts[i], s.hardware_casts[i] != 0, in->values(), in->shape(), cast.values());
       in = &cast;
     }
     s.input_views[i] = in;
   }
+}
+
+// Casts `in` into `out` (which may be `in`) with f, or with the hardware's floor-and-saturate cast
+// to f's fixed-point format: element-wise casts split the values across the threads; a block format
+// spans the shape, on this one.
+template <class Graph>
+void basic_evaluator<Graph>::cast_values(const format& f, bool hardware, std::span<const float> in,
+                                         std::span<const std::int64_t> shape, std::span<float> out) const {
+  if (!hardware && !f.is_elementwise()) {
+    quantize(f, in, shape, out);
+    return;
+  }
+  thread_pool::shared_chunks(in.size(), threads(), eval::parallel_grain,
+                             [&](std::size_t first, std::size_t last, std::size_t) {
+                               const std::span<const float> from = in.subspan(first, last - first);
+                               const std::span<float> to = out.subspan(first, last - first);
+                               if (hardware) eval::hardware_cast(f.template get<fixed_fmt>(), from, to);
+                               else quantize(f, from, to);
+                             });
 }
 
 template <class Graph>
@@ -186,17 +191,8 @@ void basic_evaluator<Graph>::run_kernel(const node& n, node_state& s) {
       [&](const any_op& op) { eval::run_user_kernel(op, args); });
   for (std::size_t i = 0; i < s.result_formats.size() && i < s.owned.size(); ++i) {
     if (!s.result_formats[i]) continue;
-    const format& f = *s.result_formats[i];
     const std::span<float> values = s.owned[i].values();
-    if (f.is_elementwise()) {
-      thread_pool::shared_chunks(values.size(), threads(), eval::parallel_grain,
-                                 [&](std::size_t first, std::size_t last, std::size_t) {
-                                   const std::span<float> part = values.subspan(first, last - first);
-                                   quantize(f, part, part);
-                                 });
-    } else {
-      quantize(f, values, s.owned[i].shape(), values);  // blocks span the shape
-    }
+    cast_values(*s.result_formats[i], false, values, s.owned[i].shape(), values);
   }
 }
 

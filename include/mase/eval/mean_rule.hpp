@@ -67,13 +67,15 @@ struct mean_rule {
     const auto quotient = static_cast<std::int64_t>((positive * static_cast<uint128>(multiplier)) >> shift);
     return saturate(quotient - offset_quotient);
   }
-  // Bits of the hardware's product (N + B) · M.
-  constexpr int product_width() const noexcept {
-    return std::bit_width(static_cast<std::uint64_t>(largest_offset_numerator)) +
-           std::bit_width(static_cast<std::uint64_t>(multiplier));
-  }
+  // The hardware's unsigned operands: N + B (0 … U) and M, at least a bit each; their product.
+  constexpr int numerator_width() const noexcept { return unsigned_width(largest_offset_numerator); }
+  constexpr int multiplier_width() const noexcept { return unsigned_width(multiplier); }
+  constexpr int product_width() const noexcept { return numerator_width() + multiplier_width(); }
 
 private:
+  static constexpr int unsigned_width(std::int64_t largest) noexcept {
+    return std::max(1, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(largest))));
+  }
   constexpr std::int64_t saturate(std::int64_t q) const noexcept {
     const integer_range range = output.saturation_range();
     return q < range.lo ? range.lo : (q > range.hi ? range.hi : q);
@@ -128,6 +130,7 @@ inline mean_rule make_mean_rule(const fixed_fmt& input, const fixed_fmt& output,
 // of at most a whole window's codes.
 struct window_mean_rule {
   std::vector<mean_rule> by_divisor;  // sorted by `averaged`
+  pooling_detail::planes planned{};   // the windows the divisors were found over (the metadata's shapes)
 
   const mean_rule& for_divisor(std::int64_t averaged) const noexcept {
     auto it = std::lower_bound(by_divisor.begin(), by_divisor.end(), averaged,
@@ -174,7 +177,7 @@ inline window_mean_rule make_window_mean_rule(const pooling_detail::planes& p, b
         divisors.push_back(pooling_detail::average_divisor(d, h, w, count_include_pad, divisor_override));
   std::sort(divisors.begin(), divisors.end());
   divisors.erase(std::unique(divisors.begin(), divisors.end()), divisors.end());
-  window_mean_rule rules;
+  window_mean_rule rules{.by_divisor = {}, .planned = p};
   const std::int64_t window = p.d.kernel * p.h.kernel * p.w.kernel;
   for (std::int64_t divisor : divisors) rules.by_divisor.push_back(make_mean_rule(input, output, window, divisor));
   return rules;

@@ -75,7 +75,7 @@ MASE_COMPILED_INLINE component_cost component_cost_of(const node& n, std::int64_
       if (const auto* pool = n.op.get_if<op::avg_pool2d>())
         if (const auto rules = eval::window_mean_rule_of(n, *pool, x, out); rules && rules->uniform_divisor() > 0) {
           const eval::mean_rule& rule = rules->by_divisor.front();
-          c.multipliers.push_back({out_lanes, bits_for(rule.largest_offset_numerator + 1), bits_for(rule.multiplier + 1)});
+          c.multipliers.push_back({out_lanes, rule.numerator_width(), rule.multiplier_width()});
         }
     }
     c.register_bits += out_lanes * (acc + out.width + x.width);
@@ -178,7 +178,7 @@ MASE_COMPILED_INLINE component_cost component_cost_of(const node& n, std::int64_
     // A beat per cycle into the run's sum; one constant multiply per run (eval/mean_rule.hpp).
     const eval::mean_rule rule = eval::make_mean_rule(x, out, p("COUNT"));
     c.cycles_per_sample = stream_cycles;
-    c.multipliers.push_back({1, bits_for(rule.largest_offset_numerator + 1), bits_for(rule.multiplier + 1)});
+    c.multipliers.push_back({1, rule.numerator_width(), rule.multiplier_width()});
     c.register_bits = 2 * rule.sum_width + out.width;
     c.adder_bits = in_lanes * rule.sum_width;
     c.modelled = false;  // not in the fitted logic model yet
