@@ -68,6 +68,16 @@ graph feed_forward() {
   return b.output(y);
 }
 
+// A residual block: the skip path joins two 3x3 convolutions, each waiting for a whole sample.
+graph conv_residual() {
+  builder b(16);
+  auto x = b.input("x", {1, 3, 5, 6});
+  auto h = b.add("conv1", op::conv2d{.in_channels = 3, .out_channels = 3, .kernel_size = {3}, .padding = {1}}, x);
+  h = b.add("relu1", op::relu{}, h);
+  h = b.add("conv2", op::conv2d{.in_channels = 3, .out_channels = 3, .kernel_size = {3}, .padding = {1}}, h);
+  return b.output(b.add("residual", op::add{}, x, h));
+}
+
 // conv, batch norm (per-channel scale and shift), relu, average pool (its exact mean is 2 bits
 // wider; the linear reads it through a cast), flatten, linear.
 graph cnn_batch_norm_average() {
@@ -337,6 +347,37 @@ TEST_CASE("emit_verilog: a residual whose branches arrive with different lanes g
   // x streams 8 lanes wide, fc2's output 2: the add reads both at 8 lanes.
   const verilog::emit_info emitted = prove(feed_forward(), "ffn_8x2", {8, 2, 8, 8});
   CHECK(emitted.lane_converters == 1);
+}
+
+TEST_CASE("emit_verilog: a residual's skip FIFO holds exactly one sample, and one word less deadlocks", "[verilog]") {
+  // x streams 3 lanes wide: 3*5*6 / 3 = 30 beats a sample. conv1 starts only when its bank holds
+  // all 30, and the add reads nothing before conv2's first word, so the skip FIFO must hold all
+  // 30; conv1's banks take the sample, so its own FIFO needs only the two words of full rate.
+  const verilog::emit_info emitted = prove(conv_residual(), "residual_skip", {3, 3, 3, 3});
+  REQUIRE(emitted.fork_fifos.size() == 2);
+  std::vector<std::int64_t> depths;
+  for (const verilog::fork_fifo& f : emitted.fork_fifos) {
+    CHECK(f.beats_per_sample == 30);
+    depths.push_back(f.depth);
+  }
+  std::sort(depths.begin(), depths.end());
+  CHECK(depths == std::vector<std::int64_t>{2, 30});
+
+  // The same design with the skip FIFO one word shorter: conv1 never gets its sample's last beat.
+  const fs::path top_core = emitted.project_dir / "rtl" / "top_core.sv";
+  std::string text;
+  {
+    std::ifstream in(top_core);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::size_t at = text.find(".DEPTH(30)");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 10, ".DEPTH(29)");
+  std::ofstream(top_core, std::ios::binary | std::ios::trunc) << text;
+  const verilog::simulation_result shrunk = verilog::simulate(emitted.project_dir, verilog::simulator::iverilog);
+  INFO(shrunk.log);
+  CHECK(shrunk.passed == 0);
+  CHECK(shrunk.log.find("timeout: the design stopped producing outputs") != std::string::npos);
 }
 
 TEST_CASE("emit_verilog: conv, batch norm, relu, average pool, flatten, linear match at two parallelism settings",

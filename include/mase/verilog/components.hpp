@@ -39,45 +39,59 @@
 
 namespace mase::verilog {
 
+// When a component's first output word can appear, for sizing a fork's FIFOs (emit.hpp).
+enum class first_output : std::uint8_t {
+  after_one_beat,  // each output beat follows from the input beats just before it (a register or two)
+  after_a_sample,  // may need up to a whole input sample first: a window, a row, a bank, a skipped run
+};
+
 // One of mase's RTL modules: its name, its SystemVerilog text, and what the emitter must know of
 // its timing.
 struct component {
   std::string_view module;
   std::string_view source;
-  // How many samples it may hold before its output appears (its input banks and output register):
-  // a fork's FIFOs are sized from the sum along a branch.
-  std::int64_t samples_held = 1;
+  first_output timing = first_output::after_one_beat;
+  // Input banks, each of a whole input sample, that fill while its output waits: the samples a
+  // branch through it takes in before the branch's reader must read anything.
+  std::int64_t sample_banks = 0;
   // Exact by its formats alone: it only moves values (or the binary point), or its formats make
   // its arithmetic exact, so it needs no integer rule in the bit-exact evaluator.
   bool exact_by_formats = false;
 };
 
+namespace component_timing {
+inline constexpr first_output beat = first_output::after_one_beat;
+inline constexpr first_output sample = first_output::after_a_sample;
+}  // namespace component_timing
+
 // mase's modules (an op's hardware facet names one; the emitter adds the internal ones).
 inline constexpr std::array component_library{
     component{"mase_batch_norm", rtl::mase_batch_norm},
-    component{"mase_binary", rtl::mase_binary},
+    // A broadcast operand is banked whole before the first output.
+    component{"mase_binary", rtl::mase_binary, component_timing::sample},
     component{"mase_cast", rtl::mase_cast},
-    component{"mase_cat", rtl::mase_cat, 1, true},
-    component{"mase_conv2d", rtl::mase_conv2d, 2},  // the two-bank sample buffer
-    component{"mase_embedding", rtl::mase_embedding, 1, true},
+    component{"mase_cat", rtl::mase_cat, component_timing::sample, 0, true},  // all of input 0 first
+    component{"mase_conv2d", rtl::mase_conv2d, component_timing::sample, 2},  // the two-bank sample buffer
+    component{"mase_embedding", rtl::mase_embedding, component_timing::sample, 0, true},
     component{"mase_fifo", rtl::mase_fifo},
     component{"mase_lanes", rtl::mase_lanes},
-    component{"mase_layer_norm", rtl::mase_layer_norm},  // one row, less than a sample
-    component{"mase_linear", rtl::mase_linear, 3},  // two input banks, the output register
+    component{"mase_layer_norm", rtl::mase_layer_norm, component_timing::sample},  // a row
+    component{"mase_linear", rtl::mase_linear, component_timing::sample},  // a row (two row banks)
     component{"mase_lut", rtl::mase_lut},
-    component{"mase_matmul", rtl::mase_matmul, 3},  // as mase_linear
-    component{"mase_mean", rtl::mase_mean},  // a run's sum, less than a sample
-    component{"mase_permute", rtl::mase_permute, 2, true},  // a sample in each bank
+    component{"mase_matmul", rtl::mase_matmul, component_timing::sample},
+    component{"mase_mean", rtl::mase_mean, component_timing::sample},  // a run
+    component{"mase_permute", rtl::mase_permute, component_timing::sample, 2, true},  // a sample in each bank
     // As mase_conv2d. A max is exact by its formats; an average's division is the evaluator's mean
     // rule, which the emitter reads from the node's lowering (and so requires).
-    component{"mase_pool2d", rtl::mase_pool2d, 2, true},
+    component{"mase_pool2d", rtl::mase_pool2d, component_timing::sample, 2, true},
     component{"mase_reciprocal_divide", rtl::mase_reciprocal_divide},
     component{"mase_relu", rtl::mase_relu},
-    component{"mase_rescale", rtl::mase_rescale, 1, true},
+    component{"mase_rescale", rtl::mase_rescale, component_timing::beat, 0, true},
     component{"mase_rom", rtl::mase_rom},
-    component{"mase_slice", rtl::mase_slice, 1, true},
+    // Its first kept word may come after every word it drops.
+    component{"mase_slice", rtl::mase_slice, component_timing::sample, 0, true},
     component{"mase_row_buffer", rtl::mase_row_buffer},
-    component{"mase_softmax", rtl::mase_softmax},  // one row, less than a sample
+    component{"mase_softmax", rtl::mase_softmax, component_timing::sample},  // a row
     component{"mase_tile_accumulate", rtl::mase_tile_accumulate},
     component{"mase_window_sweep", rtl::mase_window_sweep},
 };

@@ -16,8 +16,8 @@
 //
 // Wiring: implicit nodes (flatten, reshape, view, dropout, identity) are followed through to the
 // component or graph input that produces their stream. A stream read by several components is
-// forked through one FIFO per reader, deep enough that a long branch (a residual's) never
-// starves the short one into a deadlock (samples_ahead). An edge whose reader takes another number of lanes
+// forked through one FIFO per reader, as deep as the other branches' first words need (a
+// residual's long branch takes a sample before its first word; fork_fifo_depth). An edge whose reader takes another number of lanes
 // gets a lane converter (mase_lanes), and an edge whose formats differ gets the hardware cast
 // (floor, saturate): the cast the bit-exact evaluator applies between fixed-point nodes.
 
@@ -72,6 +72,13 @@ struct linear_cost {
   std::int64_t ideal_cycles() const { return multipliers == 0 ? 0 : (macs_per_sample + multipliers - 1) / multipliers; }
 };
 
+// A fork's FIFO to one of its readers.
+struct fork_fifo {
+  std::string name;  // the instance in top_core.sv
+  std::int64_t depth = 0;             // words (beats of the fork's stream)
+  std::int64_t beats_per_sample = 0;  // of the fork's stream
+};
+
 struct emit_info {
   fs::path project_dir{};
   std::vector<std::string> components{};  // nodes with a component instance
@@ -83,6 +90,7 @@ struct emit_info {
   std::int64_t samples = 0;
   std::int64_t multipliers = 0;  // parallel multipliers instantiated
   std::int64_t forks = 0, casts = 0, lane_converters = 0;
+  std::vector<fork_fifo> fork_fifos{};
 };
 
 namespace detail {

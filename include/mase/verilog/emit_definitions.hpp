@@ -187,15 +187,19 @@ inline std::vector<std::int64_t> broadcast_order(const shape& result, const shap
   return strided_order(result, stride);
 }
 
-inline std::int64_t round_up_to_power_of_two(std::int64_t v) {
-  return static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(std::max<std::int64_t>(v, 2))));
+// A component's timing for FIFO sizing; a user's module may need a whole sample and banks none.
+inline component timing_of(std::string_view module) {
+  const component* c = find_component(module);
+  return c != nullptr ? *c : component{.module = module, .source = {}, .timing = first_output::after_a_sample};
 }
 
-// How many samples a component may hold before its output (for FIFO depths on forks): a user's
-// module, one.
-inline std::int64_t samples_held(std::string_view module) {
-  const component* c = find_component(module);
-  return c != nullptr ? c->samples_held : 1;
+// The lanes of a component's widest stream port.
+inline std::int64_t widest_lanes(const node& n) {
+  std::int64_t widest = 1;
+  for (const auto& [key, value] : n.meta.hardware.verilog_param)
+    if (key.starts_with("DATA_") && key.ends_with("_PARALLELISM_DIM_0"))
+      if (const std::int64_t* lanes = std::get_if<std::int64_t>(&value)) widest = std::max(widest, *lanes);
+  return widest;
 }
 
 class emitter {
@@ -342,9 +346,8 @@ private:
   // mase_reciprocal_divide's parameters for a mean rule (mase_mean, mase_pool2d's average).
   static void add_divide_parameters(std::map<std::string, std::string>& extra, const eval::mean_rule& rule) {
     extra["NUMERATOR_SHIFT"] = fmt::format("{}", rule.numerator_shift);
-    // bits_for(v + 1): the unsigned width that holds 0..v.
-    extra["NUMERATOR_WIDTH"] = fmt::format("{}", bits_for(rule.largest_offset_numerator + 1));
-    extra["MULTIPLIER_WIDTH"] = fmt::format("{}", bits_for(rule.multiplier + 1));
+    extra["NUMERATOR_WIDTH"] = fmt::format("{}", rule.numerator_width());
+    extra["MULTIPLIER_WIDTH"] = fmt::format("{}", rule.multiplier_width());
     extra["SHIFT"] = fmt::format("{}", rule.shift);
     extra["OFFSET"] = fmt::format("64'd{}", rule.offset);
     extra["OFFSET_QUOTIENT"] = fmt::format("64'd{}", rule.offset_quotient);
@@ -733,21 +736,61 @@ private:
     return reached;
   }
 
-  // How many samples the other readers of fork `s` may take ahead of reader j before j's reader
-  // needs anything from them (a residual's short branch waits for the long one): the samples the
-  // components only their branches reach may hold (component::samples_held). Reader j's FIFO
-  // holds that many samples and one more, so the fork never stalls the branch it waits for.
-  std::int64_t samples_ahead(const stream_source& s, std::size_t j) const {
-    const std::set<std::size_t> mine = downstream(s.sinks[j]);
-    std::int64_t most = 0;
-    for (std::size_t t = 0; t < s.sinks.size(); ++t) {
-      if (t == j) continue;
-      std::int64_t held = 0;
-      for (std::size_t index : downstream(s.sinks[t]))
-        if (!mine.contains(index)) held += samples_held(*g_[node_id{static_cast<std::uint32_t>(index)}].meta.hardware.module);
-      most = std::max(most, held);
+  // Fork FIFO depths, from when each branch's first word reaches the branches' join. Reader t's
+  // branch (the components only it reaches before the join) delivers its first word after the fork
+  // has pushed lag(t) elements: a whole sample when a component on it may wait for one (a conv's
+  // window, a linear's row, a slice's dropped words: first_output::after_a_sample, an upper bound),
+  // else a few beats of its widest stream per component. Until then the join reads nothing, so
+  // reader j's branch must hold the largest lag of the others: the banks of its first
+  // sample-buffering component hold some (everything before it passes words on), and j's FIFO the
+  // rest. A sample-long lag into an empty branch needs exactly a sample in the FIFO; one beat less
+  // deadlocks (tests/verilog/test_emit_verilog.cpp shows both).
+  std::set<std::size_t> exclusive(const stream_source& s, std::size_t j) const {
+    std::set<std::size_t> only = downstream(s.sinks[j]);
+    for (std::size_t t = 0; t < s.sinks.size(); ++t)
+      if (t != j)
+        for (std::size_t index : downstream(s.sinks[t])) only.erase(index);
+    return only;
+  }
+
+  std::int64_t branch_lag(const stream_source& s, std::size_t t) const {
+    const std::set<std::size_t> branch = exclusive(s, t);
+    std::int64_t widest = s.lanes;
+    for (std::size_t index : branch) {
+      const node& n = g_[node_id{static_cast<std::uint32_t>(index)}];
+      if (timing_of(*n.meta.hardware.module).timing == first_output::after_a_sample) return s.elements_per_sample;
+      widest = std::max(widest, widest_lanes(n));
     }
-    return most;
+    // Every component (and the lane converters between them) may need a beat of its widest stream
+    // before it passes one on.
+    return std::min(s.elements_per_sample, static_cast<std::int64_t>(2 * branch.size() + 2) * widest);
+  }
+
+  // The elements reader j's branch takes in before its join reads: the banks of its first component
+  // that waits for a sample, reached through components that pass each beat on (and keep the
+  // sample's size).
+  std::int64_t branch_banks(const stream_source& s, std::size_t j) const {
+    const std::set<std::size_t> branch = exclusive(s, j);
+    if (s.sinks[j].top_output >= 0) return 0;
+    for (node_id id = s.sinks[j].consumer; branch.contains(id.index);) {
+      const component c = timing_of(*g_[id].meta.hardware.module);
+      if (c.timing == first_output::after_a_sample) return c.sample_banks * s.elements_per_sample;
+      const auto it = sources_index_.find(id.index);
+      if (it == sources_index_.end() || sources_[it->second].sinks.size() != 1 ||
+          sources_[it->second].elements_per_sample != s.elements_per_sample || sources_[it->second].sinks[0].top_output >= 0)
+        return 0;
+      id = sources_[it->second].sinks[0].consumer;
+    }
+    return 0;
+  }
+
+  // Reader j's FIFO depth in beats of the fork's stream (two at least, for a word every cycle).
+  std::int64_t fork_fifo_depth(const stream_source& s, std::size_t j) const {
+    std::int64_t lag = 0;
+    for (std::size_t t = 0; t < s.sinks.size(); ++t)
+      if (t != j) lag = std::max(lag, branch_lag(s, t));
+    const std::int64_t waiting = std::max<std::int64_t>(0, lag - branch_banks(s, j));
+    return std::max<std::int64_t>(2, (waiting + s.lanes - 1) / s.lanes);
   }
 
   std::string top_core_text(const fs::path& dir, std::set<std::string>& modules) {
@@ -800,8 +843,9 @@ private:
       const std::int64_t bits = s.lanes * s.format.width;
       std::string all_ready;
       for (std::size_t j = 0; j < s.sinks.size(); ++j) {
-        const std::int64_t depth = round_up_to_power_of_two(beats * (1 + samples_ahead(s, j)));
+        const std::int64_t depth = fork_fifo_depth(s, j);
         const std::string fifo = fmt::format("{}_fork_{}", from, j);
+        info_.fork_fifos.push_back({.name = fifo, .depth = depth, .beats_per_sample = beats});
         body += fmt::format("  logic [{}:0] {}_data;\n  logic {}_data_valid, {}_data_ready, {}_in_ready;\n", bits - 1,
                             fifo, fifo, fifo, fifo);
         body += fmt::format("  mase_fifo #(.WIDTH({}), .DEPTH({})) {} (\n    .clk(clk), .rst(rst),\n    .in_data({}), "

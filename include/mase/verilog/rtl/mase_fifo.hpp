@@ -1,12 +1,13 @@
 #pragma once
-// mase_fifo: first-word-fall-through FIFO with wrap-bit pointers; one push and one pop per
-// cycle, and in_ready / out_valid come from registers only.
+// mase_fifo: first-word-fall-through FIFO of any depth, with wrap-bit pointers; one push and one
+// pop per cycle, and in_ready / out_valid come from registers only.
 #include <string_view>
 
 namespace mase::verilog::rtl {
 inline constexpr std::string_view mase_fifo = R"sv(// First-word-fall-through FIFO: out_data shows the oldest word while out_valid is high.
-// Pointers carry one extra wrap bit so full and empty are told apart without a counter;
-// in_ready and out_valid come from registers only. DEPTH must be a power of two >= 2.
+// Each pointer counts 0 .. DEPTH-1 and flips a wrap bit when it wraps, so full and empty are told
+// apart without a counter and DEPTH need not be a power of two (a fork's FIFO holds exactly what
+// its branch needs); in_ready and out_valid come from registers only. DEPTH >= 1.
 module mase_fifo #(
     parameter int WIDTH = 8,
     parameter int DEPTH = 4
@@ -20,29 +21,39 @@ module mase_fifo #(
     output logic             out_valid,
     input  logic             out_ready
 );
-  localparam int PW = $clog2(DEPTH);
+  localparam int PW = DEPTH > 1 ? $clog2(DEPTH) : 1;
+  localparam logic [PW-1:0] LAST = PW'(DEPTH - 1);
 
   logic [WIDTH-1:0] mem[0:DEPTH-1];
-  logic [PW:0] wr_ptr, rd_ptr;
+  logic [PW-1:0] wr_index, rd_index;
+  logic wr_wrap, rd_wrap;
   logic push, pop;
 
-  assign in_ready = !((wr_ptr[PW] != rd_ptr[PW]) && (wr_ptr[PW-1:0] == rd_ptr[PW-1:0]));
-  assign out_valid = wr_ptr != rd_ptr;
-  assign out_data = mem[rd_ptr[PW-1:0]];
+  assign in_ready = !(wr_wrap != rd_wrap && wr_index == rd_index);
+  assign out_valid = !(wr_wrap == rd_wrap && wr_index == rd_index);
+  assign out_data = mem[rd_index];
   assign push = in_valid && in_ready;
   assign pop = out_valid && out_ready;
 
   always_ff @(posedge clk) begin
-    if (push) mem[wr_ptr[PW-1:0]] <= in_data;
+    if (push) mem[wr_index] <= in_data;
   end
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      wr_ptr <= '0;
-      rd_ptr <= '0;
+      wr_index <= '0;
+      rd_index <= '0;
+      wr_wrap <= 1'b0;
+      rd_wrap <= 1'b0;
     end else begin
-      if (push) wr_ptr <= wr_ptr + 1'b1;
-      if (pop) rd_ptr <= rd_ptr + 1'b1;
+      if (push) begin
+        wr_index <= wr_index == LAST ? '0 : wr_index + 1'b1;
+        if (wr_index == LAST) wr_wrap <= !wr_wrap;
+      end
+      if (pop) begin
+        rd_index <= rd_index == LAST ? '0 : rd_index + 1'b1;
+        if (rd_index == LAST) rd_wrap <= !rd_wrap;
+      end
     end
   end
 endmodule
