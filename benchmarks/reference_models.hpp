@@ -151,6 +151,45 @@ inline graph squeezenet1_1(std::int64_t batch, std::int64_t size = 224, std::int
   return b.output(b.add("flatten", op::flatten{}, h));
 }
 
+// torchvision's mobilenet_v2 (width 1.0): a 3x3 stride-2 stem, seventeen inverted residuals (1x1
+// expansion by t, 3x3 depthwise at stride s, 1x1 linear projection; a residual add where the
+// stride is 1 and the channels stay), a 1x1 convolution to 1280, global average pooling and the
+// classifier, batch norms after every convolution and relu6 after all but the projections. The
+// dropout before the classifier is left out (an identity at inference).
+inline graph mobilenet_v2(std::int64_t batch, std::int64_t size = 224, std::int64_t classes = 1000,
+                          std::uint64_t seed = 6) {
+  builder b(seed);
+  auto x = b.input("x", {batch, 3, size, size});
+  const auto conv_bn = [&](const std::string& name, node_id in, std::int64_t from, std::int64_t to,
+                           std::int64_t kernel, std::int64_t stride, std::int64_t groups, bool relu6) {
+    auto c = b.add(name, op::conv2d{.in_channels = from, .out_channels = to, .kernel_size = {kernel},
+                                    .stride = {stride}, .padding = {kernel / 2}, .groups = groups, .bias = false}, in);
+    c = b.add(name + "_bn", op::batch_norm2d{.num_features = to}, c);
+    return relu6 ? b.add(name + "_relu6", op::relu6{}, c) : c;
+  };
+  auto h = conv_bn("stem", x, 3, 32, 3, 2, 1, true);
+  std::int64_t channels = 32;
+  struct stage { std::int64_t expansion, out, repeats, stride; };
+  int index = 1;
+  for (const stage& st : {stage{1, 16, 1, 1}, stage{6, 24, 2, 2}, stage{6, 32, 3, 2}, stage{6, 64, 4, 2},
+                          stage{6, 96, 3, 1}, stage{6, 160, 3, 2}, stage{6, 320, 1, 1}}) {
+    for (std::int64_t r = 0; r < st.repeats; ++r, ++index) {
+      const std::string p = "block" + std::to_string(index) + "_";
+      const std::int64_t stride = r == 0 ? st.stride : 1, hidden = channels * st.expansion;
+      node_id y = h;
+      if (st.expansion != 1) y = conv_bn(p + "expand", y, channels, hidden, 1, 1, 1, true);
+      y = conv_bn(p + "depthwise", y, hidden, hidden, 3, stride, hidden, true);
+      y = conv_bn(p + "project", y, hidden, st.out, 1, 1, 1, false);
+      h = stride == 1 && channels == st.out ? b.add(p + "add", op::add{}, h, y) : y;
+      channels = st.out;
+    }
+  }
+  h = conv_bn("head", h, channels, 1280, 1, 1, 1, true);
+  h = b.add("avgpool", op::adaptive_avg_pool2d{.output_size = {1, 1}}, h);
+  h = b.add("flatten", op::flatten{}, h);
+  return b.output(b.add("classifier", op::linear{.in_features = 1280, .out_features = classes}, h));
+}
+
 // Values uniform in [-1, 1) from a fixed seed (a 64-bit LCG): the models' inputs.
 inline tensor random_input(const shape& s, std::uint64_t seed) {
   tensor t(s);

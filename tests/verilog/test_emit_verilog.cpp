@@ -349,10 +349,12 @@ TEST_CASE("emit_verilog: a residual whose branches arrive with different lanes g
   CHECK(emitted.lane_converters == 1);
 }
 
-TEST_CASE("emit_verilog: a residual's skip FIFO holds exactly one sample, and one word less deadlocks", "[verilog]") {
-  // x streams 3 lanes wide: 3*5*6 / 3 = 30 beats a sample. conv1 starts only when its bank holds
-  // all 30, and the add reads nothing before conv2's first word, so the skip FIFO must hold all
-  // 30; conv1's banks take the sample, so its own FIFO needs only the two words of full rate.
+TEST_CASE("emit_verilog: a residual's skip FIFO holds the long branch's two samples in flight and a beat, and "
+          "no less",
+          "[verilog]") {
+  // x streams 3 lanes wide: 3*5*6 / 3 = 30 beats a sample. In steady state conv2 works on sample
+  // k while conv1 works on k+1 and the fork pushes k+2: the skip FIFO holds two samples and a
+  // beat. conv1's own FIFO needs only the two words of full rate.
   const verilog::emit_info emitted = prove(conv_residual(), "residual_skip", {3, 3, 3, 3});
   REQUIRE(emitted.fork_fifos.size() == 2);
   std::vector<std::int64_t> depths;
@@ -361,23 +363,38 @@ TEST_CASE("emit_verilog: a residual's skip FIFO holds exactly one sample, and on
     depths.push_back(f.depth);
   }
   std::sort(depths.begin(), depths.end());
-  CHECK(depths == std::vector<std::int64_t>{2, 30});
+  CHECK(depths == std::vector<std::int64_t>{2, 61});
 
-  // The same design with the skip FIFO one word shorter: conv1 never gets its sample's last beat.
   const fs::path top_core = emitted.project_dir / "rtl" / "top_core.sv";
   std::string text;
   {
     std::ifstream in(top_core);
     text.assign(std::istreambuf_iterator<char>(in), {});
   }
-  const std::size_t at = text.find(".DEPTH(30)");
-  REQUIRE(at != std::string::npos);
-  text.replace(at, 10, ".DEPTH(29)");
-  std::ofstream(top_core, std::ios::binary | std::ios::trunc) << text;
-  const verilog::simulation_result shrunk = verilog::simulate(emitted.project_dir, verilog::simulator::iverilog);
-  INFO(shrunk.log);
-  CHECK(shrunk.passed == 0);
-  CHECK(shrunk.log.find("timeout: the design stopped producing outputs") != std::string::npos);
+  const auto steady_with_skip_depth = [&](int depth) {
+    std::string changed = text;
+    const std::size_t at = changed.find(".DEPTH(61)");
+    REQUIRE(at != std::string::npos);
+    changed.replace(at, 10, fmt::format(".DEPTH({})", depth));
+    std::ofstream(top_core, std::ios::binary | std::ios::trunc) << changed;
+    return verilog::simulate(emitted.project_dir, verilog::simulator::iverilog, {.stall_percent = 0});
+  };
+  // Without stalls the design runs at the convolutions' rate: 90 outputs of 27 taps on 3
+  // multipliers, 810 cycles a sample.
+  const verilog::simulation_result full = steady_with_skip_depth(61);
+  INFO(full.log);
+  REQUIRE(full.ok());
+  CHECK(full.cycles_per_sample() == 810.0);
+  // A beat less: the fork waits for the skip FIFO once a sample.
+  const verilog::simulation_result slower = steady_with_skip_depth(60);
+  INFO(slower.log);
+  REQUIRE(slower.ok());
+  CHECK(slower.cycles_per_sample() > 810.0);
+  // Less than a sample: conv1 never receives its sample's last beat.
+  const verilog::simulation_result stuck = steady_with_skip_depth(29);
+  INFO(stuck.log);
+  CHECK(stuck.passed == 0);
+  CHECK(stuck.log.find("timeout: the design stopped producing outputs") != std::string::npos);
 }
 
 TEST_CASE("emit_verilog: conv, batch norm, relu, average pool, flatten, linear match at two parallelism settings",

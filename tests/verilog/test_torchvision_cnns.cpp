@@ -1,8 +1,10 @@
 // torchvision's CNNs as hardware, proven word for word: each network is built with its torchvision
 // structure (benchmarks/reference_models.hpp; tests/fixtures/torchvision_cnns/export_torchvision_cnns.py
 // exports the originals to ONNX for `mase emit-verilog`), given random weights, quantized to 8-bit
-// fixed point, emitted, linted, and simulated in Verilator on one 96 x 96 image under random
-// valid/ready stalls; the testbench compares every output word with the bit-exact evaluator's.
+// fixed point, emitted, linted, and simulated in Verilator under random valid/ready stalls; the
+// testbench compares every output word with the bit-exact evaluator's. resnet18 and mobilenet_v2
+// run two images, and again without stalls, for their cycles per image in steady state against
+// the slowest layer's ideal (its multiply-accumulates over its multipliers).
 // Minutes of simulation: the release preset runs these, the sanitize preset does not.
 
 #include "../../benchmarks/reference_models.hpp"
@@ -16,9 +18,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <random>
+#include <string>
 
 using namespace mase;
 
@@ -28,14 +33,18 @@ format fixed(int width, int frac) { return format(fixed_fmt{.width = width, .fra
 
 // Weights uniform in ±√(6 / fan-in) (He's bound: a relu network then keeps its activations' scale
 // from layer to layer, so the 8-bit codes stay busy instead of decaying to zero or saturating),
-// biases in ±1/8.
+// biases and batch norms' means in ±1/8, their scales and variances in [0.5, 1.5].
 graph busy_weights(graph g, std::uint32_t seed) {
   std::mt19937 random(seed);
   for (node_id id : g.order())
     for (auto& [role, values] : g[id].parameters) {
       const shape& s = values.shape();
-      const double bound = role == "weight" ? std::sqrt(6.0 / static_cast<double>(s.numel() / s[0])) : 0.125;
-      std::uniform_real_distribution<float> draw(static_cast<float>(-bound), static_cast<float>(bound));
+      const bool batch_norm_scale = role == "running_var" || (role == "weight" && s.rank == 1);
+      const double bound = batch_norm_scale ? 0.5
+                           : role == "weight" ? std::sqrt(6.0 / static_cast<double>(s.numel() / s[0]))
+                                              : 0.125;
+      std::uniform_real_distribution<float> draw(static_cast<float>(batch_norm_scale ? 1.0 - bound : -bound),
+                                                 static_cast<float>(batch_norm_scale ? 1.0 + bound : bound));
       for (float& v : values.values()) v = draw(random);
     }
   return g;
@@ -75,4 +84,68 @@ TEST_CASE("squeezenet1_1 at 96x96 (Fire modules: cat of two expands, ceil_mode m
   CHECK(r.failed == 0);
   CHECK(r.passed == static_cast<std::int64_t>(scores.size()));
   CHECK(emitted.components.size() == 64);  // as torchvision's export: 26 convs, 26 relus, 3 pools, 8 cats, the mean
+}
+
+namespace {
+
+// Emits `network` (3 x size x size images, random weights) for two images, lints it, simulates them
+// under stalls (every word the bit-exact evaluator's) and again without, and checks the cycles per
+// image in steady state against the slowest dot-product layer's ideal; prints the layers' ideals.
+void prove_two_images(const std::string& name, const graph& network, std::int64_t size, std::size_t components) {
+  const auto hardware = busy_weights(network, 7) | init_metadata | add_common_metadata | quantize(eight_bit()) |
+                        add_hardware_metadata({.max_parallelism = {4, 4, 4, 4}});
+  evaluator ev(hardware, eval_mode::bit_exact);
+  const tensor images = reference_models::random_input({2, 3, size, size}, 11);
+  const tensor scores = ev.run(images)[0];
+  std::int64_t nonzero = 0;
+  for (float v : scores.values()) nonzero += v != 0.0f;
+  INFO("class scores: " << nonzero << " of " << scores.size() << " non-zero");
+  CHECK(nonzero * 2 >= static_cast<std::int64_t>(scores.size()));  // the proof is worth its words when they vary
+
+  const auto dir = mase_test_verilog::project_dir(name);
+  const auto [design, info] = run(hardware, emit_verilog({.project_dir = dir, .inputs = {{"x", images}}}));
+  const verilog::emit_info& emitted = std::get<0>(info);
+  CHECK(emitted.components.size() == components);
+  CHECK(verilog::lint(dir).empty());
+  const verilog::simulation_result stalled = verilog::simulate(dir, verilog::simulator::verilator);
+  INFO(stalled.log);
+  CHECK(stalled.failed == 0);
+  CHECK(stalled.passed == static_cast<std::int64_t>(scores.size()));
+
+  std::int64_t ideal = 0;
+  std::string slowest;
+  for (const verilog::linear_cost& l : emitted.dot_product_layers) {
+    std::printf("%s %s: %lld multiply-accumulates per image on %lld multipliers, ideal %lld cycles\n", name.c_str(),
+                l.node.c_str(), static_cast<long long>(l.macs_per_sample), static_cast<long long>(l.multipliers),
+                static_cast<long long>(l.ideal_cycles()));
+    if (l.ideal_cycles() > ideal) {
+      ideal = l.ideal_cycles();
+      slowest = l.node;
+    }
+  }
+  const verilog::simulation_result steady = verilog::simulate(dir, verilog::simulator::verilator, {.stall_percent = 0});
+  INFO(steady.log);
+  REQUIRE(steady.ok());
+  const double ratio = steady.cycles_per_sample() / static_cast<double>(ideal);
+  std::printf("%s: %lld cycles for two images with stalls; without stalls %lld cycles, %.0f per image in steady state, "
+              "%.3fx the slowest layer's (%s) ideal %lld\n",
+              name.c_str(), static_cast<long long>(stalled.cycles), static_cast<long long>(steady.cycles),
+              steady.cycles_per_sample(), ratio, slowest.c_str(), static_cast<long long>(ideal));
+  CHECK(ratio <= 1.25);
+}
+
+}  // namespace
+
+TEST_CASE("resnet18 at 32x32 (residual blocks with 1x1 downsampling shortcuts, batch norms, max pool, global "
+          "average pooling) matches the bit-exact evaluator on two images and keeps pace with its slowest layer",
+          "[verilog][network]") {
+  // 20 convolutions, 20 batch norms, 17 relus, the max pool, 8 adds, the mean and the classifier.
+  prove_two_images("resnet18", reference_models::resnet18(1, 32), 32, 68);
+}
+
+TEST_CASE("mobilenet_v2 at 32x32 (inverted residuals: depthwise convolutions, relu6, linear projections) "
+          "matches the bit-exact evaluator on two images and keeps pace with its slowest layer",
+          "[verilog][network]") {
+  // 52 convolutions, 52 batch norms, 35 relu6, 10 adds, the mean and the classifier.
+  prove_two_images("mobilenet_v2", reference_models::mobilenet_v2(1, 32, 10), 32, 151);
 }

@@ -736,15 +736,18 @@ private:
     return reached;
   }
 
-  // Fork FIFO depths, from when each branch's first word reaches the branches' join. Reader t's
-  // branch (the components only it reaches before the join) delivers its first word after the fork
-  // has pushed lag(t) elements: a whole sample when a component on it may wait for one (a conv's
-  // window, a linear's row, a slice's dropped words: first_output::after_a_sample, an upper bound),
-  // else a few beats of its widest stream per component. Until then the join reads nothing, so
-  // reader j's branch must hold the largest lag of the others: the banks of its first
-  // sample-buffering component hold some (everything before it passes words on), and j's FIFO the
-  // rest. A sample-long lag into an empty branch needs exactly a sample in the FIFO; one beat less
-  // deadlocks (tests/verilog/test_emit_verilog.cpp shows both).
+  // Fork FIFO depths, from the branches' latencies in samples (docs/hardware.md, "forks").
+  // - Deadlock: reader t's branch (the components only it reaches before the join) delivers its
+  //   first word after the fork has pushed lag(t) elements: a whole sample when a component on it
+  //   may wait for one (a conv's window, a linear's row, a slice's dropped words:
+  //   first_output::after_a_sample, an upper bound), else a few beats of its widest stream per
+  //   component. Until then the join reads nothing from reader j's branch, which must hold that
+  //   lag: the banks of its first sample-buffering component hold some, j's FIFO the rest.
+  // - Full rate: in steady state each sample-buffering stage delays its stream by one sample
+  //   period, so a branch of n such stages (on its longest path) holds n samples in flight, and
+  //   reader j's FIFO holds the difference to the longest other branch, and one beat more.
+  // A skip connection beside two convolutions gets exactly two samples and a beat; one beat less
+  // slows the steady state, a sample and a beat less deadlocks (tests/verilog/test_emit_verilog.cpp).
   std::set<std::size_t> exclusive(const stream_source& s, std::size_t j) const {
     std::set<std::size_t> only = downstream(s.sinks[j]);
     for (std::size_t t = 0; t < s.sinks.size(); ++t)
@@ -784,13 +787,37 @@ private:
     return 0;
   }
 
+  // The sample-buffering components on the longest path through reader t's branch.
+  std::int64_t branch_stages(const stream_source& s, std::size_t t) const {
+    const std::set<std::size_t> branch = exclusive(s, t);
+    std::map<std::size_t, std::int64_t> longest;  // from a component to the join, itself included
+    const auto stages_from = [&](const auto& self, node_id id) -> std::int64_t {
+      if (const auto it = longest.find(id.index); it != longest.end()) return it->second;
+      std::int64_t after = 0;
+      if (const auto it = sources_index_.find(id.index); it != sources_index_.end())
+        for (const sink& next : sources_[it->second].sinks)
+          if (next.top_output < 0 && branch.contains(next.consumer.index)) after = std::max(after, self(self, next.consumer));
+      const bool buffers = timing_of(*g_[id].meta.hardware.module).timing == first_output::after_a_sample;
+      return longest[id.index] = after + (buffers ? 1 : 0);
+    };
+    return s.sinks[t].top_output >= 0 || !branch.contains(s.sinks[t].consumer.index) ? 0
+                                                                                   : stages_from(stages_from, s.sinks[t].consumer);
+  }
+
   // Reader j's FIFO depth in beats of the fork's stream (two at least, for a word every cycle).
   std::int64_t fork_fifo_depth(const stream_source& s, std::size_t j) const {
-    std::int64_t lag = 0;
+    const std::int64_t beats = s.elements_per_sample / s.lanes;
+    std::int64_t lag = 0, stages = 0;
     for (std::size_t t = 0; t < s.sinks.size(); ++t)
-      if (t != j) lag = std::max(lag, branch_lag(s, t));
+      if (t != j) {
+        lag = std::max(lag, branch_lag(s, t));
+        stages = std::max(stages, branch_stages(s, t));
+      }
     const std::int64_t waiting = std::max<std::int64_t>(0, lag - branch_banks(s, j));
-    return std::max<std::int64_t>(2, (waiting + s.lanes - 1) / s.lanes);
+    const std::int64_t deadlock_free = (waiting + s.lanes - 1) / s.lanes;
+    const std::int64_t stages_ahead = stages - branch_stages(s, j);
+    const std::int64_t full_rate = stages_ahead > 0 ? stages_ahead * beats + 1 : 0;
+    return std::max<std::int64_t>({2, deadlock_free, full_rate});
   }
 
   std::string top_core_text(const fs::path& dir, std::set<std::string>& modules) {
