@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <random>
 #include <string>
 
@@ -128,6 +129,41 @@ graph odd_pools() {
   auto y = b.add("fc1", op::linear{.in_features = 48, .out_features = 6}, smooth);
   auto third = b.add("avg_over_3", op::avg_pool2d{.kernel_size = {2}, .stride = {2}, .divisor_override = 3}, h);
   return b.output(y, third);
+}
+
+// Windows over one channel each, which the line-buffered sweep serves: depthwise convolutions
+// (stride 1 and 2, padding, dilation 2), a padded max pool with dilation, and a fork whose skip
+// branch joins a depthwise branch (FIFO sizing counts the ring's rows).
+graph depthwise_windows() {
+  builder b(27);
+  auto x = b.input("x", {1, 3, 9, 10});
+  auto h = b.add("dw1", op::conv2d{.in_channels = 3, .out_channels = 3, .kernel_size = {3}, .padding = {1},
+                                   .groups = 3},
+                 x);
+  h = b.add("relu1", op::relu{}, h);
+  auto d = b.add("dw2", op::conv2d{.in_channels = 3, .out_channels = 3, .kernel_size = {3}, .padding = {2},
+                                   .dilation = {2}, .groups = 3, .bias = false},
+                 h);
+  h = b.add("skip_add", op::add{}, h, d);
+  h = b.add("dw_stride", op::conv2d{.in_channels = 3, .out_channels = 3, .kernel_size = {3}, .stride = {2},
+                                        .padding = {1}, .groups = 3},
+            h);  // 9x10 -> 5x5
+  h = b.add("pool", op::max_pool2d{.kernel_size = {2}, .stride = {1}, .padding = {1}, .dilation = {2}}, h);  // 5x5
+  h = b.add("flatten", op::flatten{.start_dim = 1}, h);
+  return b.output(b.add("fc1", op::linear{.in_features = 75, .out_features = 5}, h));
+}
+
+// A pool reading a cat whose beats straddle rows (4 lanes over rows of 11): the pool's ring takes
+// whole rows a beat, so a lane converter narrows its input to 1 lane (squeezenet's Fire modules).
+graph cat_then_pool() {
+  builder b(28);
+  auto x = b.input("x", {1, 3, 11, 11});
+  auto e1 = b.add("expand1x1", op::conv2d{.in_channels = 3, .out_channels = 4, .kernel_size = {1}}, x);
+  auto e3 = b.add("expand3x3", op::conv2d{.in_channels = 3, .out_channels = 4, .kernel_size = {3}, .padding = {1}}, x);
+  auto h = b.add("fire", op::cat{.dim = 1}, b.add("relu1", op::relu{}, e1), b.add("relu3", op::relu{}, e3));
+  h = b.add("pool", op::max_pool2d{.kernel_size = {3}, .stride = {2}, .ceil_mode = true}, h);  // 11x11 -> 5x5
+  h = b.add("flatten", op::flatten{.start_dim = 1}, h);
+  return b.output(b.add("fc1", op::linear{.in_features = 200, .out_features = 5}, h));
 }
 
 // eight_bit with the hardware's defaults for results the config leaves float (what mase
@@ -395,6 +431,31 @@ TEST_CASE("emit_verilog: a residual's skip FIFO holds the long branch's two samp
   INFO(stuck.log);
   CHECK(stuck.passed == 0);
   CHECK(stuck.log.find("timeout: the design stopped producing outputs") != std::string::npos);
+}
+
+TEST_CASE("emit_verilog: depthwise convolutions and pools keep rows of one channel (line buffers) and match at "
+          "two parallelism settings",
+          "[verilog]") {
+  for (const auto& [name, parallelism] :
+       {std::pair{std::string("depthwise_1"), std::array{1, 1, 1, 1}}, std::pair{std::string("depthwise_2"), std::array{2, 2, 2, 2}}}) {
+    const auto hw = hardware_graph(depthwise_windows(), parallelism);
+    // The cost model's buffer for each window component: a ring of (k - 1) * d + 1 + s rows of one
+    // channel, per output lane, as mase_window_sweep picks mase_line_sweep.
+    const verilog::hardware_cost cost = verilog::estimate_hardware_cost(hw);
+    const std::map<std::string, std::int64_t> ring_rows{{"dw1", 4}, {"dw2", 6}, {"dw_stride", 5}, {"pool", 4}};
+    for (const verilog::component_cost& c : cost.components) {
+      if (!ring_rows.contains(c.node)) continue;
+      INFO(c.node);
+      REQUIRE(!c.memories.empty());
+      CHECK(c.memories.front().what == "line buffer");
+      const std::int64_t lanes_in = verilog::detail::param_int(graph(hw).at(c.node), "DATA_IN_0_PARALLELISM_DIM_0");
+      const std::int64_t cols = c.node == "pool" ? 5 : 10;
+      CHECK(c.memories.front().depth * lanes_in == ring_rows.at(c.node) * cols);
+    }
+    prove(depthwise_windows(), name, parallelism);
+  }
+  const verilog::emit_info straddling = prove(cat_then_pool(), "cat_then_pool", {4, 4, 4, 4});
+  CHECK(straddling.lane_converters >= 1);
 }
 
 TEST_CASE("emit_verilog: conv, batch norm, relu, average pool, flatten, linear match at two parallelism settings",

@@ -81,9 +81,11 @@ MASE_COMPILED_INLINE std::vector<std::string> hardware_dependence_files(std::str
     files.insert(files.end(), {"mase_row_buffer.sv", "mase_tile_accumulate.sv", "mase_rom.sv", "mase_cast.sv"});
   else if (module == "mase_matmul")
     files.insert(files.end(), {"mase_row_buffer.sv", "mase_tile_accumulate.sv", "mase_rom.sv", "mase_cast.sv"});
-  else if (module == "mase_conv2d") files.insert(files.end(), {"mase_window_sweep.sv", "mase_rom.sv", "mase_cast.sv"});
+  else if (module == "mase_conv2d")
+    files.insert(files.end(), {"mase_window_sweep.sv", "mase_line_sweep.sv", "mase_sample_sweep.sv", "mase_rom.sv", "mase_cast.sv"});
   else if (module == "mase_pool2d")
-    files.insert(files.end(), {"mase_window_sweep.sv", "mase_reciprocal_divide.sv", "mase_cast.sv"});
+    files.insert(files.end(), {"mase_window_sweep.sv", "mase_line_sweep.sv", "mase_sample_sweep.sv",
+                               "mase_reciprocal_divide.sv", "mase_cast.sv"});
   else if (module == "mase_mean") files.insert(files.end(), {"mase_reciprocal_divide.sv", "mase_cast.sv"});
   else if (module == "mase_relu" || module == "mase_binary" || module == "mase_batch_norm" || module == "mase_layer_norm")
     files.push_back("mase_cast.sv");
@@ -192,6 +194,12 @@ MASE_COMPILED_INLINE std::optional<beat_slice> slice_by_beats(const node& n, std
 }
 
 }  // namespace detail
+// A conv or pool node that mase_window_sweep will give a ring of rows (windows_read_one_channel).
+inline bool sweeps_rows(const node& n) {
+  if (const auto* conv = n.op.get_if<op::conv2d>()) return windows_read_one_channel(conv->in_channels, conv->groups, conv->out_channels);
+  return n.is<op::max_pool2d>() || n.is<op::avg_pool2d>();
+}
+
 MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
   for (int p : options.max_parallelism)
     require(p >= 1, "add_hardware_metadata: max_parallelism entries must be at least 1 (got {})", p);
@@ -266,7 +274,8 @@ MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
               "add_hardware_metadata: node {} ({}): input {} is the constant {}; hardware streams come "
                           "from graph inputs and components, so make it a parameter of the node",
                           n.name, op, i, producer.name);
-      const std::int64_t in_lanes = input_lanes(i);
+      std::int64_t in_lanes = input_lanes(i);
+      if (i == 0 && sweeps_rows(n)) in_lanes = std::gcd(in_lanes, detail::innermost(n, "data_in_0"));  // whole rows a beat
       require(in_lanes > 0, "add_hardware_metadata: node {} ({}): input {} ({}) is not a stream",
                                         n.name, op, i, producer.name);
       require(per_sample(detail::entry_meta(n, data_in_name(i))->shape) % in_lanes == 0,

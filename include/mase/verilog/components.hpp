@@ -13,6 +13,7 @@
 #include <mase/verilog/rtl/mase_fifo.hpp>
 #include <mase/verilog/rtl/mase_lanes.hpp>
 #include <mase/verilog/rtl/mase_layer_norm.hpp>
+#include <mase/verilog/rtl/mase_line_sweep.hpp>
 #include <mase/verilog/rtl/mase_linear.hpp>
 #include <mase/verilog/rtl/mase_permute.hpp>
 #include <mase/verilog/rtl/mase_lut.hpp>
@@ -23,6 +24,7 @@
 #include <mase/verilog/rtl/mase_relu.hpp>
 #include <mase/verilog/rtl/mase_rescale.hpp>
 #include <mase/verilog/rtl/mase_rom.hpp>
+#include <mase/verilog/rtl/mase_sample_sweep.hpp>
 #include <mase/verilog/rtl/mase_slice.hpp>
 #include <mase/verilog/rtl/mase_row_buffer.hpp>
 #include <mase/verilog/rtl/mase_softmax.hpp>
@@ -71,12 +73,15 @@ inline constexpr std::array component_library{
     component{"mase_binary", rtl::mase_binary, component_timing::sample},
     component{"mase_cast", rtl::mase_cast},
     component{"mase_cat", rtl::mase_cat, component_timing::sample, 0, true},  // all of input 0 first
-    component{"mase_conv2d", rtl::mase_conv2d, component_timing::sample, 2},  // the two-bank sample buffer
+    // The two-bank sample buffer; a line-buffered one (line_buffered) waits for rows and holds a
+    // few (the emitter's timing_of).
+    component{"mase_conv2d", rtl::mase_conv2d, component_timing::sample, 2},
     component{"mase_embedding", rtl::mase_embedding, component_timing::sample, 0, true},
     component{"mase_fifo", rtl::mase_fifo},
     component{"mase_lanes", rtl::mase_lanes},
     component{"mase_layer_norm", rtl::mase_layer_norm, component_timing::sample},  // a row
     component{"mase_linear", rtl::mase_linear, component_timing::sample},  // a row (two row banks)
+    component{"mase_line_sweep", rtl::mase_line_sweep},
     component{"mase_lut", rtl::mase_lut},
     component{"mase_matmul", rtl::mase_matmul, component_timing::sample},
     component{"mase_mean", rtl::mase_mean, component_timing::sample},  // a run
@@ -91,6 +96,7 @@ inline constexpr std::array component_library{
     // Its first kept word may come after every word it drops.
     component{"mase_slice", rtl::mase_slice, component_timing::sample, 0, true},
     component{"mase_row_buffer", rtl::mase_row_buffer},
+    component{"mase_sample_sweep", rtl::mase_sample_sweep},
     component{"mase_softmax", rtl::mase_softmax, component_timing::sample},  // a row
     component{"mase_tile_accumulate", rtl::mase_tile_accumulate},
     component{"mase_window_sweep", rtl::mase_window_sweep},

@@ -205,6 +205,21 @@ inline std::int64_t param_int(const node& n, std::string_view key) {
   return std::get<std::int64_t>(it->second);
 }
 
+// Whether a conv or pool component's sweep is mase_line_sweep (windows_read_one_channel, the
+// RTL's rule in mase_window_sweep) rather than mase_sample_sweep.
+inline bool line_buffered(const node& n) {
+  const std::string_view module = n.meta.hardware.module ? std::string_view(*n.meta.hardware.module) : "";
+  if (module != "mase_conv2d" && module != "mase_pool2d") return false;
+  const std::int64_t channels = param_int(n, "DATA_IN_0_TENSOR_SIZE_DIM_2");
+  const std::int64_t groups = module == "mase_pool2d" ? channels : param_int(n, "GROUPS");
+  return windows_read_one_channel(channels, groups, param_int(n, "DATA_OUT_0_TENSOR_SIZE_DIM_2"));
+}
+// The rows of that ring: a window's (KERNEL_Y - 1) * DILATION_Y + 1, and STRIDE_Y more that the
+// next output row reads, so they load while this row is swept.
+inline std::int64_t line_buffer_rows(const node& n) {
+  return (param_int(n, "KERNEL_Y") - 1) * param_int(n, "DILATION_Y") + 1 + param_int(n, "STRIDE_Y");
+}
+
 constexpr int bits_for(std::int64_t values) noexcept {
   return values <= 1 ? 1 : std::bit_width(static_cast<std::uint64_t>(values - 1));
 }

@@ -57,8 +57,13 @@ MASE_COMPILED_INLINE component_cost component_cost_of(const node& n, std::int64_
     const std::int64_t taps = conv ? channels / p("GROUPS") * taps_2d : taps_2d;
     const std::int64_t out_rows = p("DATA_OUT_0_TENSOR_SIZE_DIM_1"), out_cols = p("DATA_OUT_0_TENSOR_SIZE_DIM_0");
     c.cycles_per_sample = std::max(out_channels * out_rows * (out_cols / out_lanes) * taps, stream_cycles);
-    // Each output lane keeps its own copy of both banks of the sample.
-    c.memories.push_back({"sample buffer", in_lanes * x.width, 2 * (in_elements / in_lanes), out_lanes, false});
+    // Each output lane keeps its own copy of the buffer: a ring of rows of one channel, or both
+    // banks of the sample (mase_window_sweep).
+    if (line_buffered(n))
+      c.memories.push_back({"line buffer", in_lanes * x.width, line_buffer_rows(n) * p("DATA_IN_0_TENSOR_SIZE_DIM_0") / in_lanes,
+                            out_lanes, false});
+    else
+      c.memories.push_back({"sample buffer", in_lanes * x.width, 2 * (in_elements / in_lanes), out_lanes, false});
     int acc = x.width;
     if (conv) {
       const fixed_fmt w = hardware_format(n, "weight");

@@ -187,10 +187,19 @@ inline std::vector<std::int64_t> broadcast_order(const shape& result, const shap
   return strided_order(result, stride);
 }
 
-// A component's timing for FIFO sizing; a user's module may need a whole sample and banks none.
-inline component timing_of(std::string_view module) {
+// A component's timing for FIFO sizing; a user's module may need a whole sample and banks none. A
+// line-buffered window sweep waits for rows, not a sample, and banks none (line_rows_held).
+inline component timing_of(const node& n) {
+  const std::string_view module = *n.meta.hardware.module;
+  if (line_buffered(n)) return component{.module = module, .source = {}, .timing = first_output::after_one_beat};
   const component* c = find_component(module);
   return c != nullptr ? *c : component{.module = module, .source = {}, .timing = first_output::after_a_sample};
+}
+
+// The input elements a line-buffered window sweep takes in before its first output and holds in
+// its ring (its rows of one channel), or 0.
+inline std::int64_t line_rows_held(const node& n) {
+  return line_buffered(n) ? line_buffer_rows(n) * param_int(n, "DATA_IN_0_TENSOR_SIZE_DIM_0") : 0;
 }
 
 // The lanes of a component's widest stream port.
@@ -758,15 +767,16 @@ private:
 
   std::int64_t branch_lag(const stream_source& s, std::size_t t) const {
     const std::set<std::size_t> branch = exclusive(s, t);
-    std::int64_t widest = s.lanes;
+    std::int64_t widest = s.lanes, rows = 0;
     for (std::size_t index : branch) {
       const node& n = g_[node_id{static_cast<std::uint32_t>(index)}];
-      if (timing_of(*n.meta.hardware.module).timing == first_output::after_a_sample) return s.elements_per_sample;
+      if (timing_of(n).timing == first_output::after_a_sample) return s.elements_per_sample;
       widest = std::max(widest, widest_lanes(n));
+      rows += line_rows_held(n);
     }
     // Every component (and the lane converters between them) may need a beat of its widest stream
-    // before it passes one on.
-    return std::min(s.elements_per_sample, static_cast<std::int64_t>(2 * branch.size() + 2) * widest);
+    // before it passes one on, and a line-buffered sweep its rows.
+    return std::min(s.elements_per_sample, static_cast<std::int64_t>(2 * branch.size() + 2) * widest + rows);
   }
 
   // The elements reader j's branch takes in before its join reads: the banks of its first component
@@ -776,7 +786,7 @@ private:
     const std::set<std::size_t> branch = exclusive(s, j);
     if (s.sinks[j].top_output >= 0) return 0;
     for (node_id id = s.sinks[j].consumer; branch.contains(id.index);) {
-      const component c = timing_of(*g_[id].meta.hardware.module);
+      const component c = timing_of(g_[id]);
       if (c.timing == first_output::after_a_sample) return c.sample_banks * s.elements_per_sample;
       const auto it = sources_index_.find(id.index);
       if (it == sources_index_.end() || sources_[it->second].sinks.size() != 1 ||
@@ -797,7 +807,7 @@ private:
       if (const auto it = sources_index_.find(id.index); it != sources_index_.end())
         for (const sink& next : sources_[it->second].sinks)
           if (next.top_output < 0 && branch.contains(next.consumer.index)) after = std::max(after, self(self, next.consumer));
-      const bool buffers = timing_of(*g_[id].meta.hardware.module).timing == first_output::after_a_sample;
+      const bool buffers = timing_of(g_[id]).timing == first_output::after_a_sample;
       return longest[id.index] = after + (buffers ? 1 : 0);
     };
     return s.sinks[t].top_output >= 0 || !branch.contains(s.sinks[t].consumer.index) ? 0
@@ -807,16 +817,19 @@ private:
   // Reader j's FIFO depth in beats of the fork's stream (two at least, for a word every cycle).
   std::int64_t fork_fifo_depth(const stream_source& s, std::size_t j) const {
     const std::int64_t beats = s.elements_per_sample / s.lanes;
-    std::int64_t lag = 0, stages = 0;
+    std::int64_t lag = 0, stages = 0, rows = 0;
     for (std::size_t t = 0; t < s.sinks.size(); ++t)
       if (t != j) {
         lag = std::max(lag, branch_lag(s, t));
         stages = std::max(stages, branch_stages(s, t));
+        std::int64_t held = 0;  // the rows its line-buffered sweeps delay it by (all, an upper bound)
+        for (std::size_t index : exclusive(s, t)) held += line_rows_held(g_[node_id{static_cast<std::uint32_t>(index)}]);
+        rows = std::max(rows, held);
       }
     const std::int64_t waiting = std::max<std::int64_t>(0, lag - branch_banks(s, j));
     const std::int64_t deadlock_free = (waiting + s.lanes - 1) / s.lanes;
     const std::int64_t stages_ahead = stages - branch_stages(s, j);
-    const std::int64_t full_rate = stages_ahead > 0 ? stages_ahead * beats + 1 : 0;
+    const std::int64_t full_rate = (stages_ahead > 0 ? stages_ahead * beats + 1 : 0) + (rows + s.lanes - 1) / s.lanes;
     return std::max<std::int64_t>({2, deadlock_free, full_rate});
   }
 
