@@ -213,7 +213,7 @@ struct quantized_model {
   mase::graph before;     // after add_common_metadata, float32 everywhere
   mase::graph quantized;  // after quantize
   std::string summary;    // summarize_quantization's table
-  std::string derived_formats;  // the formats the config did not give (node_quantization::derived), as a table
+  std::string derived_formats;  // the formats the config did not give (node_quantization::derived), as a table; empty when none
   std::size_t quantized_nodes = 0;
   std::size_t bypassed_nodes = 0;
 };

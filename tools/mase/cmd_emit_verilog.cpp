@@ -47,9 +47,10 @@ int run_emit_verilog(const emit_verilog_options& o) {
   for (const mase::verilog::linear_cost& l : emitted.dot_product_layers)
     fmt::print("  {}: {} multiply-accumulates per sample on {} multipliers (ideal {} cycles)\n", l.node,
                l.macs_per_sample, l.multipliers, l.ideal_cycles());
-  fmt::print("formats the config does not give, derived for the hardware (give data_out_width and "
-             "data_out_frac_width in the node's config to choose them):\n{}",
-             q.derived_formats);
+  if (!q.derived_formats.empty())
+    fmt::print("formats the config does not give, derived for the hardware (give data_out_width and "
+               "data_out_frac_width in the node's config to choose them):\n{}",
+               q.derived_formats);
 
   int status = 0;
   if (o.lint) {

@@ -31,11 +31,14 @@ quantized_model quantize_graph(const mase::graph& g, const fs::path& config_file
   std::ostringstream summary;
   mase::summarize_quantization(before, quantized).write(summary);
   mase::detail::text_table derived({"Node name", "Mase op", "Entry", "Format", "Derived"});
+  bool any_derived = false;
   for (const mase::node_quantization& n : record.nodes)
-    for (const mase::derived_format& d : n.derived)
+    for (const mase::derived_format& d : n.derived) {
       derived.add_row({n.name, n.mase_op, d.entry, mase::to_string(d.chosen), d.reason});
+      any_derived = true;
+    }
   std::ostringstream derived_text;
-  derived.write(derived_text);
+  if (any_derived) derived.write(derived_text);  // empty: the caller prints nothing
   return {.before = std::move(before),
           .quantized = std::move(quantized),
           .summary = std::move(summary).str(),
