@@ -26,6 +26,7 @@
 #include <mase/verilog/rtl/mase_rom.hpp>
 #include <mase/verilog/rtl/mase_sample_sweep.hpp>
 #include <mase/verilog/rtl/mase_slice.hpp>
+#include <mase/verilog/rtl/mase_sweep_stage.hpp>
 #include <mase/verilog/rtl/mase_row_buffer.hpp>
 #include <mase/verilog/rtl/mase_softmax.hpp>
 #include <mase/verilog/rtl/mase_tile_accumulate.hpp>
@@ -98,6 +99,7 @@ inline constexpr std::array component_library{
     component{"mase_row_buffer", rtl::mase_row_buffer},
     component{"mase_sample_sweep", rtl::mase_sample_sweep},
     component{"mase_softmax", rtl::mase_softmax, component_timing::sample},  // a row
+    component{"mase_sweep_stage", rtl::mase_sweep_stage},
     component{"mase_tile_accumulate", rtl::mase_tile_accumulate},
     component{"mase_window_sweep", rtl::mase_window_sweep},
 };

@@ -304,19 +304,12 @@ module mase_sample_sweep #(
     end
   end
 
-  // ---------------- fold stage ----------------
-  logic fold_valid, fold_last;
-
-  always_ff @(posedge clk) begin
-    if (rst) fold_valid <= 1'b0;
-    else if (!stall) fold_valid <= issue;
-    if (!stall) begin
-      fold_first <= t_first;
-      fold_last <= t_last;
-    end
-  end
-
-  assign fold = fold_valid && !stall;
+  // ---------------- fold stage and output register ----------------
+  mase_sweep_stage #(.RESULT_WIDTH(RESULT_WIDTH), .OUT_LANES(PO)) stage (
+    .clk(clk), .rst(rst), .issue(issue), .issue_first(t_first), .issue_last(t_last), .stall(stall),
+    .fold(fold), .fold_first(fold_first), .result(result),
+    .data_out_0(data_out_0), .data_out_0_valid(data_out_0_valid), .data_out_0_ready(data_out_0_ready)
+  );
 
   // Each lane owns a copy of the buffer so that all PO window reads happen in the same cycle.
   for (genvar l = 0; l < PO; l++) begin : g_lane
@@ -348,15 +341,6 @@ module mase_sample_sweep #(
     assign tap_data[l*XW +: XW] = fold_in_range ? rd_word[fold_lane_sel*XW +: XW] : PAD_CODE;
   end
 
-  // ---------------- output register: the only place the pipeline can stall ----------------
-  assign stall = fold_valid && fold_last && data_out_0_valid && !data_out_0_ready;
-
-  always_ff @(posedge clk) begin
-    if (rst) data_out_0_valid <= 1'b0;
-    else if (fold_valid && fold_last && !stall) data_out_0_valid <= 1'b1;
-    else if (data_out_0_ready) data_out_0_valid <= 1'b0;
-    if (fold_valid && fold_last && !stall) data_out_0 <= result;
-  end
 endmodule
 )sv";
 }  // namespace mase::verilog::rtl
