@@ -175,9 +175,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   emit_cmd
       ->add_option("-p,--parallelism", emit.parallelism,
-                   "max_parallelism: lanes of streams, then of a linear layer's output tile (1 to 4 values)")
+                   "max_parallelism: lanes of streams, then of a linear layer's output tile (1 to 4 values, "
+                   "e.g. -p 4 8 or -p 4,8)")
       ->expected(1, 4)
-      ->check(CLI::PositiveNumber)
+      ->delimiter(',')
+      ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   emit_cmd->add_option("--simulate", emit.simulators, "Simulate with verilator and/or iverilog (repeatable)")
       ->check(CLI::IsMember({"verilator", "iverilog"}))

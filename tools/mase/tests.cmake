@@ -154,7 +154,7 @@ mase_cli_check(NAME emit_verilog_bert_tiny
                     --config ${mase_cli_fixtures}/bert_tiny/fixed8.toml
                     -i input_ids=${mase_cli_fixtures}/bert_tiny/reference_input_ids.npy
                     -i attention_mask=${mase_cli_fixtures}/bert_tiny/reference_attention_mask.npy
-                    --out ${mase_cli_out}/emit_verilog_bert/bert_tiny -p 4 8 --lint --simulate verilator
+                    --out ${mase_cli_out}/emit_verilog_bert/bert_tiny -p 4,8 --lint --simulate verilator
                RC 0
                STDOUT "components: word \\(mase_embedding\\).*lint \\(verilator --lint-only -Wall\\): clean\nverilator: 16 passed, 0 failed.*-> bit-exact"
                FRESH_DIR ${mase_cli_out}/emit_verilog_bert)
