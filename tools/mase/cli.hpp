@@ -95,6 +95,7 @@ struct emit_verilog_options {
   std::int64_t samples = 8;         // random stimulus samples when no --input is given
   std::vector<int> parallelism{4, 4};  // max_parallelism: [0] streams, [1] linear output tiles
   std::vector<std::string> simulators;  // verilator | iverilog
+  bool channels_last = false;           // hardware_options::channels_last
   bool synth = false;
   bool lint = false;
 };

@@ -26,7 +26,7 @@ int run_emit_verilog(const emit_verilog_options& o) {
   const quantized_model q = quantize_graph(model.graph, o.config, nullptr, /*for_hardware=*/true);
   const auto start = std::chrono::steady_clock::now();
   const auto hardware = mase::graph_with<mase::fact::common_metadata, mase::fact::quantized>(q.quantized) |
-                        mase::add_hardware_metadata({.max_parallelism = parallelism});
+                        mase::add_hardware_metadata({.max_parallelism = parallelism, .channels_last = o.channels_last});
 
   mase::verilog::emit_options options{.project_dir = o.out, .samples = o.samples};
   const input_batches batches(model, o.inputs);

@@ -184,6 +184,9 @@ int main(int argc, char** argv) {
   emit_cmd->add_option("--simulate", emit.simulators, "Simulate with verilator and/or iverilog (repeatable)")
       ->check(CLI::IsMember({"verilator", "iverilog"}))
       ->type_name("SIMULATOR");
+  emit_cmd->add_flag("--channels-last", emit.channels_last,
+                     "Stream [N, C, H, W] maps pixel by pixel (H x W x C): convolutions keep k rows of every channel "
+                     "instead of two samples, their lanes over output channels");
   emit_cmd->add_flag("--synth", emit.synth, "Synthesize with yosys (synth_xilinx) and report the resources");
   emit_cmd->add_flag("--lint", emit.lint, "Lint the design with verilator --lint-only -Wall");
 

@@ -57,6 +57,12 @@ namespace mase {
 struct hardware_options {
   // [0]: lanes of graph inputs and conv / pool outputs; [1]: a linear layer's output tile.
   std::array<int, 4> max_parallelism{4, 4, 4, 4};
+  // Stream every rank-4 tensor ([N, C, H, W]) channels-last, H x W pixels of C channels, as
+  // hls4ml and FINN do: a convolution then keeps k rows of every channel (k.W.C elements) instead
+  // of two whole samples, and its lanes are output channels. Conv, pool, batch norm, global mean,
+  // cat along channels and element-wise ops of equal shapes take such streams; another op on one
+  // is an error naming it.
+  bool channels_last = false;
 };
 
 // The inputs of a component node that are streams (the rest are constants it takes as parameters).
@@ -110,6 +116,15 @@ MASE_COMPILED_INLINE void add_tensor_parameters(ordered_map<verilog_value>& para
 MASE_COMPILED_INLINE std::int64_t window_dim(const dims& d, int axis, std::int64_t fallback);
 
 MASE_COMPILED_INLINE std::int64_t innermost(const node& n, std::string_view entry);
+
+// Whether an entry of n is a rank-4 stream that runs channels-last (hardware_meta::channels_last).
+MASE_COMPILED_INLINE bool channels_last_entry(const node& n, std::string_view entry);
+
+// The innermost dimension of an entry's stream order: C for a channels-last [N, C, H, W].
+MASE_COMPILED_INLINE std::int64_t stream_innermost(const node& n, std::string_view entry);
+
+// An error naming n where its component does not take channels-last streams of rank 4.
+MASE_COMPILED_INLINE void check_channels_last_support(const graph& g, const node& n);
 
 // The samples the graph's tensors hold: its inputs' leading dimension (the batch), streamed one
 // sample after another. At batch 1 each tensor is one sample, whatever its leading dimension (an

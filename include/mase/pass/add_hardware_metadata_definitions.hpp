@@ -82,10 +82,12 @@ MASE_COMPILED_INLINE std::vector<std::string> hardware_dependence_files(std::str
   else if (module == "mase_matmul")
     files.insert(files.end(), {"mase_row_buffer.sv", "mase_tile_accumulate.sv", "mase_rom.sv", "mase_cast.sv"});
   else if (module == "mase_conv2d")
-    files.insert(files.end(), {"mase_window_sweep.sv", "mase_line_sweep.sv", "mase_sample_sweep.sv", "mase_sweep_stage.sv",
+    files.insert(files.end(), {"mase_window_sweep.sv", "mase_pixel_sweep.sv", "mase_line_sweep.sv", "mase_sample_sweep.sv",
+                               "mase_sweep_stage.sv",
                                "mase_rom.sv", "mase_cast.sv"});
   else if (module == "mase_pool2d")
-    files.insert(files.end(), {"mase_window_sweep.sv", "mase_line_sweep.sv", "mase_sample_sweep.sv", "mase_sweep_stage.sv",
+    files.insert(files.end(), {"mase_window_sweep.sv", "mase_pixel_sweep.sv", "mase_line_sweep.sv", "mase_sample_sweep.sv",
+                               "mase_sweep_stage.sv",
                                "mase_reciprocal_divide.sv", "mase_cast.sv"});
   else if (module == "mase_mean") files.insert(files.end(), {"mase_reciprocal_divide.sv", "mase_cast.sv"});
   else if (module == "mase_relu" || module == "mase_binary" || module == "mase_batch_norm" || module == "mase_layer_norm")
@@ -154,6 +156,51 @@ MASE_COMPILED_INLINE std::int64_t innermost(const node& n, std::string_view entr
   return t == nullptr || t->shape.empty() ? 1 : t->shape.back();
 }
 
+MASE_COMPILED_INLINE bool channels_last_entry(const node& n, std::string_view entry) {
+  const tensor_meta* t = entry_meta(n, entry);
+  return n.meta.hardware.channels_last && t != nullptr && t->shape.size() == 4;
+}
+
+MASE_COMPILED_INLINE std::int64_t stream_innermost(const node& n, std::string_view entry) {
+  return channels_last_entry(n, entry) ? entry_meta(n, entry)->shape[1] : innermost(n, entry);
+}
+
+MASE_COMPILED_INLINE void check_channels_last_support(const graph& g, const node& n) {
+  const std::string_view module = *n.meta.hardware.module;
+  bool four_dimensional = channels_last_entry(n, "data_out_0");
+  for (std::size_t i = 0; i < n.inputs.size(); ++i) four_dimensional = four_dimensional || channels_last_entry(n, data_in_name(i));
+  if (!four_dimensional) return;
+  const auto refuse = [&](std::string_view why) {
+    throw error(fmt::format("add_hardware_metadata: node {} ({}) {}; channels-last streams go through conv, pool, batch "
+                            "norm, global mean, cat along channels and element-wise ops of equal shapes, so emit this "
+                            "graph without channels_last (mase emit-verilog without --channels-last)",
+                            n.name, n.op_name(), why));
+  };
+  if (module == "mase_conv2d" || module == "mase_pool2d" || module == "mase_batch_norm" || module == "mase_mean" ||
+      module == "mase_relu" || module == "mase_lut" || module == "mase_rescale")
+    return;
+  const shape& result = entry_meta(n, "data_out_0")->shape;
+  if (module == "mase_binary") {
+    for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+      const tensor_meta* operand = entry_meta(n, data_in_name(i));
+      // a constant's table and a broadcast's order follow PyTorch's layout; one value has none
+      const bool in_stream_order = operand == nullptr || (is_stream_input(g, n, i) ? operand->shape == result : operand->shape.numel() == 1);
+      if (!in_stream_order)
+        refuse(fmt::format("combines {} with {} by broadcasting or a constant table, which are in PyTorch's order",
+                           to_string(operand->shape), to_string(result)));
+    }
+    return;
+  }
+  if (const auto* join = n.op.get_if<op::cat>()) {
+    const std::int64_t dim = join->dim < 0 ? join->dim + 4 : join->dim;
+    if (dim != 1) refuse(fmt::format("joins along dimension {}, not the channels", join->dim));
+    for (std::size_t i = 0; i < n.inputs.size(); ++i)
+      if (!is_stream_input(g, n, i)) refuse("joins a constant, whose table is in PyTorch's order");
+    return;
+  }
+  refuse(fmt::format("({}) takes or gives a rank-4 stream", module));
+}
+
 MASE_COMPILED_INLINE std::int64_t hardware_batch(const graph& g) {
   for (node_id p : g.placeholders())
     if (const tensor_meta* t = entry_meta(g[p], "data_out_0"); t != nullptr && !t->shape.empty()) return t->shape[0];
@@ -214,12 +261,13 @@ MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
     h = hardware_meta{};
     h.max_parallelism = options.max_parallelism;
     h.device_id = 0;
+    h.channels_last = options.channels_last;
     const std::string_view op = n.op_name();
     const auto input_lanes = [&](std::size_t i) { return lanes[n.inputs.at(i).index]; };
 
     if (n.is<op::placeholder>()) {
       h.is_implicit = true;
-      lanes[id.index] = largest_divisor_at_most(detail::innermost(n, "data_out_0"), stream_limit);
+      lanes[id.index] = largest_divisor_at_most(detail::stream_innermost(n, "data_out_0"), stream_limit);
       continue;
     }
     if (n.is<op::output>() || n.is<op::constant>()) {
@@ -227,6 +275,15 @@ MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
       continue;
     }
     if (is_implicit_in_hardware(n)) {
+      // Wired through: the same elements in the same order, which a reshape of a channels-last
+      // map keeps only where it has one pixel (flatten after global pooling).
+      const tensor_meta* in = detail::entry_meta(n, "data_in_0");
+      const tensor_meta* out = detail::entry_meta(n, "data_out_0");
+      require(!detail::channels_last_entry(n, "data_in_0") || in->shape[2] * in->shape[3] == 1 ||
+                  (out != nullptr && out->shape == in->shape),
+              "add_hardware_metadata: node {} ({}) reshapes the channels-last map {} of {} pixels, whose "
+              "stream order differs from PyTorch's; pool it to one pixel first, or emit without channels_last",
+              n.name, op, to_string(in->shape), in->shape[2] * in->shape[3]);
       h.is_implicit = true;
       lanes[id.index] = input_lanes(0);
       continue;
@@ -239,6 +296,7 @@ MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
                               detail::hardware_op_names(builtin_ops{}, true)));
     h.module = std::string(component->module);
     h.dependence_files = hardware_dependence_files(component->module);
+    if (options.channels_last) detail::check_channels_last_support(g, n);
     if (component->module == "mase_rescale") {
       const std::optional<fixed_fmt> scaled =
           mase::detail::exact_scale_format(g, n, format(detail::hardware_format(n, "data_in_0")));
@@ -276,7 +334,12 @@ MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
                           "from graph inputs and components, so make it a parameter of the node",
                           n.name, op, i, producer.name);
       std::int64_t in_lanes = input_lanes(i);
-      if (i == 0 && sweeps_rows(n)) in_lanes = std::gcd(in_lanes, detail::innermost(n, "data_in_0"));  // whole rows a beat
+      if (i == 0 && options.channels_last && (n.is<op::conv2d>() || sweeps_rows(n)))
+        // whole pixels a beat; one-channel windows read a beat's channels, so it is as wide as the output's
+        in_lanes = sweeps_rows(n) ? largest_divisor_at_most(detail::stream_innermost(n, "data_in_0"), stream_limit)
+                                  : std::gcd(in_lanes, detail::stream_innermost(n, "data_in_0"));
+      else if (i == 0 && sweeps_rows(n))
+        in_lanes = std::gcd(in_lanes, detail::innermost(n, "data_in_0"));  // whole rows a beat
       require(in_lanes > 0, "add_hardware_metadata: node {} ({}): input {} ({}) is not a stream",
                                         n.name, op, i, producer.name);
       require(per_sample(detail::entry_meta(n, data_in_name(i))->shape) % in_lanes == 0,
@@ -301,7 +364,13 @@ MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
       if (lin->bias) detail::add_tensor_parameters(params, n, "bias", {p1});
       params.insert_or_assign("HAS_BIAS", lin->bias);
     } else if (const auto* conv = n.op.get_if<op::conv2d>()) {
-      out_lanes = largest_divisor_at_most(detail::innermost(n, "data_out_0"), stream_limit);
+      // Channels-last lanes are output channels: a beat's share one group (or, one-channel
+      // windows, match the input's); otherwise output columns.
+      out_lanes = largest_divisor_at_most(!options.channels_last ? detail::innermost(n, "data_out_0")
+                                          : sweeps_rows(n)       ? conv->out_channels
+                                                                 : conv->out_channels / conv->groups,
+                                          stream_limit);
+      params.insert_or_assign("CHANNELS_LAST", options.channels_last);
       detail::add_tensor_parameters(params, n, "weight", {});
       if (conv->bias) detail::add_tensor_parameters(params, n, "bias", {});
       add_window_parameters(params, conv->kernel_size, conv->stride, conv->padding, conv->dilation);
@@ -313,13 +382,15 @@ MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
               "add_hardware_metadata: node {} (max_pool2d): its input and result formats differ; a max "
                           "pool keeps its input's format",
                           n.name);
-      out_lanes = largest_divisor_at_most(detail::innermost(n, "data_out_0"), stream_limit);
+      out_lanes = largest_divisor_at_most(detail::stream_innermost(n, "data_out_0"), stream_limit);
       params.insert_or_assign("MODE", std::int64_t{0});
+      params.insert_or_assign("CHANNELS_LAST", options.channels_last);
       add_window_parameters(params, maxp->kernel_size, maxp->stride.empty() ? maxp->kernel_size : maxp->stride,
                             maxp->padding, maxp->dilation);
     } else if (const auto* avgp = n.op.get_if<op::avg_pool2d>()) {  // its divisor checked above
-      out_lanes = largest_divisor_at_most(detail::innermost(n, "data_out_0"), stream_limit);
+      out_lanes = largest_divisor_at_most(detail::stream_innermost(n, "data_out_0"), stream_limit);
       params.insert_or_assign("MODE", std::int64_t{1});
+      params.insert_or_assign("CHANNELS_LAST", options.channels_last);
       add_window_parameters(params, avgp->kernel_size, avgp->stride.empty() ? avgp->kernel_size : avgp->stride,
                             avgp->padding, dims{1});
     } else if (const auto* bn = n.op.get_if<op::batch_norm2d>()) {
@@ -328,10 +399,12 @@ MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
               "add_hardware_metadata: node {} (batch_norm2d): the hardware applies a per-channel scale "
                           "and shift in the formats of weight and bias; quantize both (and keep affine=True)",
                           n.name);
-      require((in[2] * in[3]) % input_lanes(0) == 0,
-              "add_hardware_metadata: node {} (batch_norm2d): {} lanes do not divide a channel's {} "
-                          "elements; lower max_parallelism[0]",
-                          n.name, input_lanes(0), in[2] * in[3]);
+      // A beat holds one channel's pixels, or (channels-last) one pixel's channels.
+      const std::int64_t run = options.channels_last ? in[1] : in[2] * in[3];
+      require(run % input_lanes(0) == 0,
+              "add_hardware_metadata: node {} (batch_norm2d): {} lanes do not divide {} {}; lower max_parallelism[0]",
+              n.name, input_lanes(0), run, options.channels_last ? "channels" : "elements of a channel");
+      params.insert_or_assign("CHANNELS_LAST", options.channels_last);
       detail::add_tensor_parameters(params, n, "weight", {});
       detail::add_tensor_parameters(params, n, "bias", {});
     } else if (component->module == "mase_matmul") {
@@ -438,12 +511,24 @@ MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
               "pooling: mean over dims [2, 3] of [N, C, H, W], or an adaptive average pool to size 1); this "
               "node averages others",
               n.name, op);
-      require(count % input_lanes(0) == 0,
-              "add_hardware_metadata: node {} ({}): its input arrives {} lanes wide, which does not divide its "
-              "runs of {} averaged values; lower max_parallelism[0]",
-              n.name, op, input_lanes(0), count);
+      if (detail::channels_last_entry(n, "data_in_0")) {
+        // Pixels of every channel in turn: a sum per channel, and a beat of means after the last pixel.
+        const std::int64_t channels = detail::entry_meta(n, "data_in_0")->shape[1];
+        require(channels % input_lanes(0) == 0,
+                "add_hardware_metadata: node {} ({}): its input arrives {} lanes wide, which does not divide its "
+                "{} channels; lower max_parallelism[0]",
+                n.name, op, input_lanes(0), channels);
+        params.insert_or_assign("CHANNELS", channels);
+        out_lanes = input_lanes(0);
+      } else {
+        require(count % input_lanes(0) == 0,
+                "add_hardware_metadata: node {} ({}): its input arrives {} lanes wide, which does not divide its "
+                "runs of {} averaged values; lower max_parallelism[0]",
+                n.name, op, input_lanes(0), count);
+        out_lanes = 1;
+      }
       params.insert_or_assign("COUNT", count);
-      out_lanes = 1;
+      params.insert_or_assign("CHANNELS_LAST", detail::channels_last_entry(n, "data_in_0"));
     } else if (const auto* join = n.op.get_if<op::cat>()) {
       // Per index of the dimensions before the joined one (within the sample), a chunk of
       // operand 0 then one of operand 1, both at the result's lanes (the emitter converts a
@@ -459,6 +544,8 @@ MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
       const shape result_sample = detail::sample_shape(result, batch);
       std::int64_t outer = 1;
       for (std::int64_t a = 1; a < d; ++a) outer *= result_sample[a];
+      // channels-last, channels are innermost: a chunk of each per pixel (the support check allows dim 1 only)
+      if (detail::channels_last_entry(n, "data_out_0")) outer = result[2] * result[3];
       std::array<std::int64_t, 2> chunk{};
       std::int64_t constant_input = -1;
       for (std::size_t i = 0; i < 2; ++i) {

@@ -16,6 +16,7 @@
 #include <mase/verilog/rtl/mase_line_sweep.hpp>
 #include <mase/verilog/rtl/mase_linear.hpp>
 #include <mase/verilog/rtl/mase_permute.hpp>
+#include <mase/verilog/rtl/mase_pixel_sweep.hpp>
 #include <mase/verilog/rtl/mase_lut.hpp>
 #include <mase/verilog/rtl/mase_matmul.hpp>
 #include <mase/verilog/rtl/mase_mean.hpp>
@@ -87,6 +88,7 @@ inline constexpr std::array component_library{
     component{"mase_matmul", rtl::mase_matmul, component_timing::sample},
     component{"mase_mean", rtl::mase_mean, component_timing::sample},  // a run
     component{"mase_permute", rtl::mase_permute, component_timing::sample, 2, true},  // a sample in each bank
+    component{"mase_pixel_sweep", rtl::mase_pixel_sweep},
     // As mase_conv2d. A max is exact by its formats; an average's division is the evaluator's mean
     // rule, which the emitter reads from the node's lowering (and so requires).
     component{"mase_pool2d", rtl::mase_pool2d, component_timing::sample, 2, true},

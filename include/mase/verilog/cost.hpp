@@ -205,11 +205,13 @@ inline std::int64_t param_int(const node& n, std::string_view key) {
   return std::get<std::int64_t>(it->second);
 }
 
-// Whether a conv or pool component's sweep is mase_line_sweep (windows_read_one_channel, the
-// RTL's rule in mase_window_sweep) rather than mase_sample_sweep.
+// Whether a conv or pool component's sweep keeps rows: mase_pixel_sweep (channels-last), or
+// mase_line_sweep (windows_read_one_channel, the RTL's rule in mase_window_sweep) rather than
+// mase_sample_sweep.
 inline bool line_buffered(const node& n) {
   const std::string_view module = n.meta.hardware.module ? std::string_view(*n.meta.hardware.module) : "";
   if (module != "mase_conv2d" && module != "mase_pool2d") return false;
+  if (n.meta.hardware.channels_last) return true;
   const std::int64_t channels = param_int(n, "DATA_IN_0_TENSOR_SIZE_DIM_2");
   const std::int64_t groups = module == "mase_pool2d" ? channels : param_int(n, "GROUPS");
   return windows_read_one_channel(channels, groups, param_int(n, "DATA_OUT_0_TENSOR_SIZE_DIM_2"));

@@ -56,10 +56,16 @@ MASE_COMPILED_INLINE component_cost component_cost_of(const node& n, std::int64_
     const bool conv = module == "mase_conv2d";
     const std::int64_t taps = conv ? channels / p("GROUPS") * taps_2d : taps_2d;
     const std::int64_t out_rows = p("DATA_OUT_0_TENSOR_SIZE_DIM_1"), out_cols = p("DATA_OUT_0_TENSOR_SIZE_DIM_0");
-    c.cycles_per_sample = std::max(out_channels * out_rows * (out_cols / out_lanes) * taps, stream_cycles);
-    // Each output lane keeps its own copy of the buffer: a ring of rows of one channel, or both
-    // banks of the sample (mase_window_sweep).
-    if (line_buffered(n))
+    c.cycles_per_sample = std::max(out_channels * out_rows * out_cols / out_lanes * taps, stream_cycles);
+    // Channels-last, one ring of rows of every channel serves all lanes (mase_pixel_sweep), and a
+    // weight word holds a beat's output channels. Otherwise each output lane keeps its own copy of
+    // the buffer: a ring of rows of one channel, or both banks of the sample (mase_window_sweep).
+    const bool lanes_over_channels = n.meta.hardware.channels_last;
+    const std::int64_t per_word = lanes_over_channels ? out_lanes : 1;
+    if (lanes_over_channels)
+      c.memories.push_back({"line buffer", in_lanes * x.width,
+                            line_buffer_rows(n) * p("DATA_IN_0_TENSOR_SIZE_DIM_0") * channels / in_lanes, 1, false});
+    else if (line_buffered(n))
       c.memories.push_back({"line buffer", in_lanes * x.width, line_buffer_rows(n) * p("DATA_IN_0_TENSOR_SIZE_DIM_0") / in_lanes,
                             out_lanes, false});
     else
@@ -71,9 +77,9 @@ MASE_COMPILED_INLINE component_cost component_cost_of(const node& n, std::int64_
       acc = eval::linear_accumulator_width(
           x, w, taps, has_bias ? std::optional<fixed_fmt>(hardware_format(n, "bias")) : std::nullopt);
       c.multipliers.push_back({out_lanes, x.width, w.width});
-      c.memories.push_back({"weight", w.width, out_channels * taps, 1, true});
-      if (has_bias) c.memories.push_back({"bias", acc, out_channels, 1, true});
-      c.register_bits = w.width;
+      c.memories.push_back({"weight", per_word * w.width, out_channels * taps / per_word, 1, true});
+      if (has_bias) c.memories.push_back({"bias", per_word * acc, out_channels / per_word, 1, true});
+      c.register_bits = per_word * w.width;
     } else if (p("MODE") == 1) {
       acc = x.width + bits_for(taps_2d);  // the window's exact sum
       // and one reciprocal multiply per lane (mase_reciprocal_divide)
@@ -92,8 +98,9 @@ MASE_COMPILED_INLINE component_cost component_cost_of(const node& n, std::int64_
     const std::int64_t channels = p("DATA_IN_0_TENSOR_SIZE_DIM_2");
     c.cycles_per_sample = stream_cycles;
     c.multipliers.push_back({in_lanes, x.width, w.width});
-    c.memories.push_back({"scale", w.width, channels, 1, true});
-    c.memories.push_back({"shift", acc, channels, 1, true});
+    const std::int64_t per_word = n.meta.hardware.channels_last ? in_lanes : 1;  // a beat's channels
+    c.memories.push_back({"scale", per_word * w.width, channels / per_word, 1, true});
+    c.memories.push_back({"shift", per_word * acc, channels / per_word, 1, true});
     c.register_bits = in_lanes * out.width + w.width + acc;
     c.adder_bits = in_lanes * acc;
     c.select_bits = in_lanes * out.width;
@@ -183,8 +190,15 @@ MASE_COMPILED_INLINE component_cost component_cost_of(const node& n, std::int64_
     // A beat per cycle into the run's sum; one constant multiply per run (eval/mean_rule.hpp).
     const eval::mean_rule rule = eval::make_mean_rule(x, out, p("COUNT"));
     c.cycles_per_sample = stream_cycles;
-    c.multipliers.push_back({1, rule.numerator_width(), rule.multiplier_width()});
-    c.register_bits = 2 * rule.sum_width + out.width;
+    if (n.meta.hardware.channels_last) {
+      // a sum per channel in a table of beats of them, and a multiply per lane at the last pixel
+      c.multipliers.push_back({in_lanes, rule.numerator_width(), rule.multiplier_width()});
+      c.memories.push_back({"channel sums", in_lanes * rule.sum_width, p("CHANNELS") / in_lanes, 1, false});
+      c.register_bits = in_lanes * out.width;
+    } else {
+      c.multipliers.push_back({1, rule.numerator_width(), rule.multiplier_width()});
+      c.register_bits = 2 * rule.sum_width + out.width;
+    }
     c.adder_bits = in_lanes * rule.sum_width;
     c.modelled = false;  // not in the fitted logic model yet
   } else if (module == "mase_relu") {
@@ -207,7 +221,7 @@ MASE_COMPILED_INLINE hardware_cost estimate_hardware_cost(const graph& g) {
     const node& n = g[id];
     if (n.is<op::placeholder>()) {
       const std::int64_t elements = mase::detail::per_sample(mase::detail::entry_meta(n, "data_out_0")->shape, batch);
-      const std::int64_t lanes = mase::detail::innermost(n, "data_out_0");
+      const std::int64_t lanes = mase::detail::stream_innermost(n, "data_out_0");
       const std::int64_t stream_lanes = largest_divisor_at_most(lanes, n.meta.hardware.max_parallelism[0]);
       const std::int64_t beats = elements / stream_lanes;
       if (beats > cost.cycles_per_sample) cost.cycles_per_sample = beats, cost.bottleneck = n.name;

@@ -17,7 +17,7 @@
 // Wiring: implicit nodes (flatten, reshape, view, dropout, identity) are followed through to the
 // component or graph input that produces their stream. A stream read by several components is
 // forked through one FIFO per reader, as deep as the other branches' first words need (a
-// residual's long branch takes a sample before its first word; fork_fifo_depth). An edge whose reader takes another number of lanes
+// residual's long branch takes a sample before its first word; fork_fifo_depths). An edge whose reader takes another number of lanes
 // gets a lane converter (mase_lanes), and an edge whose formats differ gets the hardware cast
 // (floor, saturate): the cast the bit-exact evaluator applies between fixed-point nodes.
 

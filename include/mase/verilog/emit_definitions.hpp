@@ -98,6 +98,35 @@ inline std::vector<std::int64_t> linear_weight_order(std::span<const std::int64_
   return ordered;
 }
 
+// A channels-last conv's weight ROM (mase_pixel_sweep): word b*T + t holds output channels
+// b*lanes .. b*lanes + lanes - 1 (lane 0 lowest) at tap t = (ky*KX + kx)*CG + ci, from PyTorch's
+// [CO][CG][KY][KX] layout.
+inline std::vector<std::int64_t> channels_last_weight_order(std::span<const std::int64_t> w, std::int64_t out_channels,
+                                                            std::int64_t group_channels, std::int64_t kernel_y,
+                                                            std::int64_t kernel_x, std::int64_t lanes) {
+  std::vector<std::int64_t> ordered;
+  ordered.reserve(w.size());
+  for (std::int64_t b = 0; b < out_channels / lanes; ++b)
+    for (std::int64_t ky = 0; ky < kernel_y; ++ky)
+      for (std::int64_t kx = 0; kx < kernel_x; ++kx)
+        for (std::int64_t ci = 0; ci < group_channels; ++ci)
+          for (std::int64_t l = 0; l < lanes; ++l)
+            ordered.push_back(w[static_cast<std::size_t>((((b * lanes + l) * group_channels + ci) * kernel_y + ky) * kernel_x + kx)]);
+  return ordered;
+}
+
+// Each sample of [N, C, H, W] values in channels-last order (pixel by pixel, C channels each).
+template <class T>
+std::vector<T> to_channels_last(std::span<const T> values, std::int64_t channels, std::int64_t rows, std::int64_t cols) {
+  std::vector<T> ordered;
+  ordered.reserve(values.size());
+  const std::int64_t plane = rows * cols, sample = channels * plane;
+  for (std::int64_t base = 0; base + sample <= static_cast<std::int64_t>(values.size()); base += sample)
+    for (std::int64_t pixel = 0; pixel < plane; ++pixel)
+      for (std::int64_t c = 0; c < channels; ++c) ordered.push_back(values[static_cast<std::size_t>(base + c * plane + pixel)]);
+  return ordered;
+}
+
 // A read order within a sample: for each element of one sample of `result` (its dimensions after
 // the batch, row-major), the source position Σ index[a]·stride[a] (stride per result dimension).
 inline std::vector<std::int64_t> strided_order(const shape& result, const std::vector<std::int64_t>& stride) {
@@ -197,9 +226,12 @@ inline component timing_of(const node& n) {
 }
 
 // The input elements a line-buffered window sweep takes in before its first output and holds in
-// its ring (its rows of one channel), or 0.
+// its ring (its rows of one channel, or of every channel where channels-last), or 0.
 inline std::int64_t line_rows_held(const node& n) {
-  return line_buffered(n) ? line_buffer_rows(n) * param_int(n, "DATA_IN_0_TENSOR_SIZE_DIM_0") : 0;
+  if (!line_buffered(n)) return 0;
+  const std::int64_t row = param_int(n, "DATA_IN_0_TENSOR_SIZE_DIM_0") *
+                           (n.meta.hardware.channels_last ? param_int(n, "DATA_IN_0_TENSOR_SIZE_DIM_2") : 1);
+  return line_buffer_rows(n) * row;
 }
 
 // The lanes of a component's widest stream port.
@@ -414,9 +446,16 @@ private:
         results[k].insert(results[k].end(), outputs[k].values().begin(), outputs[k].values().end());
     }
     samples_ = runs > 1 ? runs : first_reader_batch;
+    // The evaluator's tensors in a stream's order: channels-last maps pixel by pixel.
+    const auto in_stream_order = [&](const stream_source& s, std::vector<float> values) {
+      const node& producer = g_[s.id];
+      if (!mase::detail::channels_last_entry(producer, "data_out_0")) return values;
+      const shape& t = entry_meta(producer, "data_out_0")->shape;
+      return to_channels_last<float>(values, t[1], t[2], t[3]);
+    };
     for (const stream_source& s : sources_) {
       if (!s.top_input) continue;
-      const std::vector<float>& codes = captured.at(s.id.index);
+      const std::vector<float> codes = in_stream_order(s, captured.at(s.id.index));
       stimulus_.push_back({s.top_input_index, stream_words(codes, s.format, s.lanes)});
       info_.inputs.push_back({.name = s.signal(), .node = g_[s.id].name, .format = s.format, .lanes = s.lanes,
                               .beats = static_cast<std::int64_t>(codes.size()) / s.lanes});
@@ -424,7 +463,7 @@ private:
     for (const stream_source& s : sources_)
       for (const sink& k : s.sinks)
         if (k.top_output >= 0) {
-          const std::vector<float>& values = results[static_cast<std::size_t>(k.top_output)];
+          const std::vector<float> values = in_stream_order(s, results[static_cast<std::size_t>(k.top_output)]);
           expected_.push_back({k.top_output, stream_words(values, s.format, s.lanes)});
           info_.outputs.push_back({.name = fmt::format("data_out_{}", k.top_output), .node = g_[s.id].name,
                                    .format = s.format, .lanes = s.lanes,
@@ -516,13 +555,22 @@ private:
     } else if (module == "mase_conv2d") {
       const eval::fixed_lowering& l = lowering_of(n);
       extra["ACCUMULATOR_WIDTH"] = fmt::format("{}", l.accumulator_width);
-      write_text(dir / "rtl" / (n.name + "_weight.hex"), rom_file(l.weight_codes, 1, l.weight->width));
+      const std::int64_t lanes = param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
+      // channels-last, a ROM word holds a beat's output channels
+      const bool lanes_over_channels = n.meta.hardware.channels_last;
+      const std::int64_t per_word = lanes_over_channels ? lanes : 1;
+      const std::int64_t out_channels = param_int(n, "DATA_OUT_0_TENSOR_SIZE_DIM_2");
+      const std::vector<std::int64_t> weights =
+          lanes_over_channels ? channels_last_weight_order(l.weight_codes, out_channels,
+                                                           param_int(n, "DATA_IN_0_TENSOR_SIZE_DIM_2") / param_int(n, "GROUPS"),
+                                                           param_int(n, "KERNEL_Y"), param_int(n, "KERNEL_X"), lanes)
+                              : l.weight_codes;
+      write_text(dir / "rtl" / (n.name + "_weight.hex"), rom_file(weights, per_word, l.weight->width));
       extra["WEIGHT_MEMFILE"] = fmt::format("\"rtl/{}_weight.hex\"", n.name);
       if (l.bias) {
-        write_text(dir / "rtl" / (n.name + "_bias.hex"), rom_file(l.aligned_bias, 1, l.accumulator_width));
+        write_text(dir / "rtl" / (n.name + "_bias.hex"), rom_file(l.aligned_bias, per_word, l.accumulator_width));
         extra["BIAS_MEMFILE"] = fmt::format("\"rtl/{}_bias.hex\"", n.name);
       }
-      const std::int64_t lanes = param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
       const std::int64_t taps = param_int(n, "DATA_IN_0_TENSOR_SIZE_DIM_2") / param_int(n, "GROUPS") *
                                 param_int(n, "KERNEL_X") * param_int(n, "KERNEL_Y");
       info_.dot_product_layers.push_back(
@@ -539,8 +587,10 @@ private:
     } else if (module == "mase_batch_norm") {
       const eval::fixed_lowering& l = lowering_of(n);
       extra["ACCUMULATOR_WIDTH"] = fmt::format("{}", l.accumulator_width);
-      write_text(dir / "rtl" / (n.name + "_scale.hex"), rom_file(l.weight_codes, 1, l.weight->width));
-      write_text(dir / "rtl" / (n.name + "_shift.hex"), rom_file(l.aligned_bias, 1, l.accumulator_width));
+      // channels-last, a beat's lanes read a word of as many channels
+      const std::int64_t per_word = n.meta.hardware.channels_last ? param_int(n, "DATA_IN_0_PARALLELISM_DIM_0") : 1;
+      write_text(dir / "rtl" / (n.name + "_scale.hex"), rom_file(l.weight_codes, per_word, l.weight->width));
+      write_text(dir / "rtl" / (n.name + "_shift.hex"), rom_file(l.aligned_bias, per_word, l.accumulator_width));
       extra["SCALE_MEMFILE"] = fmt::format("\"rtl/{}_scale.hex\"", n.name);
       extra["SHIFT_MEMFILE"] = fmt::format("\"rtl/{}_shift.hex\"", n.name);
       info_.multipliers += param_int(n, "DATA_IN_0_PARALLELISM_DIM_0");
@@ -757,33 +807,59 @@ private:
   //   reader j's FIFO holds the difference to the longest other branch, and one beat more.
   // A skip connection beside two convolutions gets exactly two samples and a beat; one beat less
   // slows the steady state, a sample and a beat less deadlocks (tests/verilog/test_emit_verilog.cpp).
-  std::set<std::size_t> exclusive(const stream_source& s, std::size_t j) const {
-    std::set<std::size_t> only = downstream(s.sinks[j]);
-    for (std::size_t t = 0; t < s.sinks.size(); ++t)
-      if (t != j)
-        for (std::size_t index : downstream(s.sinks[t])) only.erase(index);
+  //
+  // Each reader's branch: the components only it reaches before the join (downstream() once per reader).
+  std::vector<std::set<std::size_t>> branches_of(const stream_source& s) const {
+    std::vector<std::set<std::size_t>> reach;
+    for (const sink& k : s.sinks) reach.push_back(downstream(k));
+    std::vector<std::set<std::size_t>> only = reach;
+    for (std::size_t j = 0; j < reach.size(); ++j)
+      for (std::size_t t = 0; t < reach.size(); ++t)
+        if (t != j)
+          for (std::size_t index : reach[t]) only[j].erase(index);
     return only;
   }
 
-  std::int64_t branch_lag(const stream_source& s, std::size_t t) const {
-    const std::set<std::size_t> branch = exclusive(s, t);
-    std::int64_t widest = s.lanes, rows = 0;
+  // What reader t's branch delays the join by, from one pass over it.
+  struct branch_delay {
+    std::int64_t lag = 0;     // elements the fork pushes before the branch's first word reaches the join
+    std::int64_t stages = 0;  // sample-buffering components on its longest path
+    std::int64_t rows = 0;    // elements its line-buffered sweeps hold (all of them: an upper bound)
+  };
+
+  branch_delay delay_of(const stream_source& s, std::size_t t, const std::set<std::size_t>& branch) const {
+    branch_delay d;
+    std::int64_t widest = s.lanes;
+    bool waits_for_sample = false;
     for (std::size_t index : branch) {
       const node& n = g_[node_id{static_cast<std::uint32_t>(index)}];
-      if (timing_of(n).timing == first_output::after_a_sample) return s.elements_per_sample;
+      waits_for_sample = waits_for_sample || timing_of(n).timing == first_output::after_a_sample;
       widest = std::max(widest, widest_lanes(n));
-      rows += line_rows_held(n);
+      d.rows += line_rows_held(n);
     }
     // Every component (and the lane converters between them) may need a beat of its widest stream
     // before it passes one on, and a line-buffered sweep its rows.
-    return std::min(s.elements_per_sample, static_cast<std::int64_t>(2 * branch.size() + 2) * widest + rows);
+    d.lag = waits_for_sample ? s.elements_per_sample
+                             : std::min(s.elements_per_sample, static_cast<std::int64_t>(2 * branch.size() + 2) * widest + d.rows);
+    std::map<std::size_t, std::int64_t> longest;  // from a component to the join, itself included
+    const auto stages_from = [&](const auto& self, node_id id) -> std::int64_t {
+      if (const auto it = longest.find(id.index); it != longest.end()) return it->second;
+      std::int64_t after = 0;
+      if (const auto it = sources_index_.find(id.index); it != sources_index_.end())
+        for (const sink& next : sources_[it->second].sinks)
+          if (next.top_output < 0 && branch.contains(next.consumer.index)) after = std::max(after, self(self, next.consumer));
+      const bool buffers = timing_of(g_[id]).timing == first_output::after_a_sample;
+      return longest[id.index] = after + (buffers ? 1 : 0);
+    };
+    if (s.sinks[t].top_output < 0 && branch.contains(s.sinks[t].consumer.index))
+      d.stages = stages_from(stages_from, s.sinks[t].consumer);
+    return d;
   }
 
   // The elements reader j's branch takes in before its join reads: the banks of its first component
   // that waits for a sample, reached through components that pass each beat on (and keep the
   // sample's size).
-  std::int64_t branch_banks(const stream_source& s, std::size_t j) const {
-    const std::set<std::size_t> branch = exclusive(s, j);
+  std::int64_t branch_banks(const stream_source& s, std::size_t j, const std::set<std::size_t>& branch) const {
     if (s.sinks[j].top_output >= 0) return 0;
     for (node_id id = s.sinks[j].consumer; branch.contains(id.index);) {
       const component c = timing_of(g_[id]);
@@ -797,40 +873,28 @@ private:
     return 0;
   }
 
-  // The sample-buffering components on the longest path through reader t's branch.
-  std::int64_t branch_stages(const stream_source& s, std::size_t t) const {
-    const std::set<std::size_t> branch = exclusive(s, t);
-    std::map<std::size_t, std::int64_t> longest;  // from a component to the join, itself included
-    const auto stages_from = [&](const auto& self, node_id id) -> std::int64_t {
-      if (const auto it = longest.find(id.index); it != longest.end()) return it->second;
-      std::int64_t after = 0;
-      if (const auto it = sources_index_.find(id.index); it != sources_index_.end())
-        for (const sink& next : sources_[it->second].sinks)
-          if (next.top_output < 0 && branch.contains(next.consumer.index)) after = std::max(after, self(self, next.consumer));
-      const bool buffers = timing_of(g_[id]).timing == first_output::after_a_sample;
-      return longest[id.index] = after + (buffers ? 1 : 0);
-    };
-    return s.sinks[t].top_output >= 0 || !branch.contains(s.sinks[t].consumer.index) ? 0
-                                                                                   : stages_from(stages_from, s.sinks[t].consumer);
-  }
-
-  // Reader j's FIFO depth in beats of the fork's stream (two at least, for a word every cycle).
-  std::int64_t fork_fifo_depth(const stream_source& s, std::size_t j) const {
+  // Every reader's FIFO depth in beats of the fork's stream (two at least, for a word every cycle).
+  std::vector<std::int64_t> fork_fifo_depths(const stream_source& s) const {
     const std::int64_t beats = s.elements_per_sample / s.lanes;
-    std::int64_t lag = 0, stages = 0, rows = 0;
-    for (std::size_t t = 0; t < s.sinks.size(); ++t)
-      if (t != j) {
-        lag = std::max(lag, branch_lag(s, t));
-        stages = std::max(stages, branch_stages(s, t));
-        std::int64_t held = 0;  // the rows its line-buffered sweeps delay it by (all, an upper bound)
-        for (std::size_t index : exclusive(s, t)) held += line_rows_held(g_[node_id{static_cast<std::uint32_t>(index)}]);
-        rows = std::max(rows, held);
-      }
-    const std::int64_t waiting = std::max<std::int64_t>(0, lag - branch_banks(s, j));
-    const std::int64_t deadlock_free = (waiting + s.lanes - 1) / s.lanes;
-    const std::int64_t stages_ahead = stages - branch_stages(s, j);
-    const std::int64_t full_rate = (stages_ahead > 0 ? stages_ahead * beats + 1 : 0) + (rows + s.lanes - 1) / s.lanes;
-    return std::max<std::int64_t>({2, deadlock_free, full_rate});
+    const std::vector<std::set<std::size_t>> branches = branches_of(s);
+    std::vector<branch_delay> delays;
+    for (std::size_t t = 0; t < s.sinks.size(); ++t) delays.push_back(delay_of(s, t, branches[t]));
+    std::vector<std::int64_t> depths;
+    for (std::size_t j = 0; j < s.sinks.size(); ++j) {
+      branch_delay others;  // the longest of the other branches, each bound on its own
+      for (std::size_t t = 0; t < s.sinks.size(); ++t)
+        if (t != j) {
+          others.lag = std::max(others.lag, delays[t].lag);
+          others.stages = std::max(others.stages, delays[t].stages);
+          others.rows = std::max(others.rows, delays[t].rows);
+        }
+      const std::int64_t waiting = std::max<std::int64_t>(0, others.lag - branch_banks(s, j, branches[j]));
+      const std::int64_t deadlock_free = (waiting + s.lanes - 1) / s.lanes;
+      const std::int64_t stages_ahead = others.stages - delays[j].stages;
+      const std::int64_t full_rate = (stages_ahead > 0 ? stages_ahead * beats + 1 : 0) + (others.rows + s.lanes - 1) / s.lanes;
+      depths.push_back(std::max<std::int64_t>({2, deadlock_free, full_rate}));
+    }
+    return depths;
   }
 
   std::string top_core_text(const fs::path& dir, std::set<std::string>& modules) {
@@ -882,8 +946,9 @@ private:
       const std::int64_t beats = s.elements_per_sample / s.lanes;
       const std::int64_t bits = s.lanes * s.format.width;
       std::string all_ready;
+      const std::vector<std::int64_t> depths = fork_fifo_depths(s);
       for (std::size_t j = 0; j < s.sinks.size(); ++j) {
-        const std::int64_t depth = fork_fifo_depth(s, j);
+        const std::int64_t depth = depths[j];
         const std::string fifo = fmt::format("{}_fork_{}", from, j);
         info_.fork_fifos.push_back({.name = fifo, .depth = depth, .beats_per_sample = beats});
         body += fmt::format("  logic [{}:0] {}_data;\n  logic {}_data_valid, {}_data_ready, {}_in_ready;\n", bits - 1,

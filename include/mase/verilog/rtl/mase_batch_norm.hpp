@@ -6,7 +6,8 @@
 namespace mase::verilog::rtl {
 inline constexpr std::string_view mase_batch_norm = R"sv(// Per-channel scale and shift (inference batch norm): y = cast(x*scale[c] + shift[c], XF+SF -> OUT).
 // The channel of each beat comes from counting beats (H*W/LANES per channel, C per sample), and
-// the C-entry tables are read combinationally. One output register stage breaks the
+// the C-entry tables are read combinationally. CHANNELS_LAST = 1: the stream is H x W x C, so a
+// beat holds LANES channels of one pixel and the tables hold LANES entries a word (lane 0 lowest). One output register stage breaks the
 // multiply/add/cast path and refills in the cycle it drains (full throughput).
 module mase_batch_norm #(
     parameter int DATA_IN_0_PRECISION_0 = 8,
@@ -21,6 +22,7 @@ module mase_batch_norm #(
     parameter int DATA_OUT_0_PRECISION_0 = 8,
     parameter int DATA_OUT_0_PRECISION_1 = 4,
     parameter int OUT_SYMMETRIC = 0,
+    parameter int CHANNELS_LAST = 0,
     parameter SCALE_MEMFILE = "",
     parameter SHIFT_MEMFILE = ""
 ) (
@@ -40,52 +42,60 @@ module mase_batch_norm #(
   localparam int OUT_W = DATA_OUT_0_PRECISION_0;
   localparam int CHANNELS = DATA_IN_0_TENSOR_SIZE_DIM_2;
   localparam int PLANE = DATA_IN_0_TENSOR_SIZE_DIM_0 * DATA_IN_0_TENSOR_SIZE_DIM_1;
-  localparam int BEATS_PER_CHANNEL = PLANE / LANES;
+  localparam int WORD_ENTRIES = CHANNELS_LAST != 0 ? LANES : 1;  // table entries a beat reads
+  localparam int TABLE_WORDS = CHANNELS / WORD_ENTRIES;
+  localparam int BEATS_PER_WORD = CHANNELS_LAST != 0 ? 1 : PLANE / LANES;
   localparam int PRODUCT_W = XW + SW;
   // One bit above both the product and the shift: the sum is exact whatever the shift's
   // magnitude, and a too-small ACCUMULATOR_WIDTH cannot make the extension counts negative.
   localparam int SUM_W = (AW > PRODUCT_W ? AW : PRODUCT_W) + 1;
-  localparam int BW = BEATS_PER_CHANNEL > 1 ? $clog2(BEATS_PER_CHANNEL) : 1;
-  localparam int CW = CHANNELS > 1 ? $clog2(CHANNELS) : 1;
-  localparam logic [BW-1:0] LAST_BEAT = BW'(BEATS_PER_CHANNEL - 1);
-  localparam logic [CW-1:0] LAST_CHANNEL = CW'(CHANNELS - 1);
+  localparam int BW = BEATS_PER_WORD > 1 ? $clog2(BEATS_PER_WORD) : 1;
+  localparam int CW = TABLE_WORDS > 1 ? $clog2(TABLE_WORDS) : 1;
+  localparam logic [BW-1:0] LAST_BEAT = BW'(BEATS_PER_WORD - 1);
+  localparam logic [CW-1:0] LAST_WORD = CW'(TABLE_WORDS - 1);
 
   // A beat must never straddle two channels (iverilog/Verilator stop at time 0, yosys refuses
   // the unknown task when the condition is constant-true).
-  initial if (PLANE % LANES != 0) $fatal(1, "mase_batch_norm: lanes must divide H*W");
+  initial if ((CHANNELS_LAST != 0 ? CHANNELS : PLANE) % LANES != 0)
+    $fatal(1, "mase_batch_norm: lanes must divide H*W (C where CHANNELS_LAST)");
 
-  logic [SW-1:0] scale_mem[0:CHANNELS-1];
-  logic [AW-1:0] shift_mem[0:CHANNELS-1];
+  logic [WORD_ENTRIES*SW-1:0] scale_mem[0:TABLE_WORDS-1];
+  logic [WORD_ENTRIES*AW-1:0] shift_mem[0:TABLE_WORDS-1];
   // No file by default: yosys elaborates every module with its defaults when reading it.
   initial if (SCALE_MEMFILE != "") $readmemh(SCALE_MEMFILE, scale_mem);
   initial if (SHIFT_MEMFILE != "") $readmemh(SHIFT_MEMFILE, shift_mem);
 
-  // ---- Which channel the current input beat belongs to.
+  // ---- Which table word (channel, or LANES channels) the current input beat belongs to.
   logic [BW-1:0] beat;
-  logic [CW-1:0] channel;
+  logic [CW-1:0] word;
   logic in_fire;
   assign in_fire = data_in_0_valid && data_in_0_ready;
 
   always_ff @(posedge clk) begin
     if (rst) begin
       beat <= '0;
-      channel <= '0;
+      word <= '0;
     end else if (in_fire) begin
       beat <= beat == LAST_BEAT ? '0 : beat + 1'b1;
-      if (beat == LAST_BEAT) channel <= channel == LAST_CHANNEL ? '0 : channel + 1'b1;
+      if (beat == LAST_BEAT) word <= word == LAST_WORD ? '0 : word + 1'b1;
     end
   end
 
   // ---- Exact x*scale + shift per lane, then one cast.
-  logic signed [SW-1:0] scale;
-  logic signed [AW-1:0] shift;
-  assign scale = scale_mem[channel];
-  assign shift = shift_mem[channel];
+  logic [WORD_ENTRIES*SW-1:0] scale_word;
+  logic [WORD_ENTRIES*AW-1:0] shift_word;
+  assign scale_word = scale_mem[word];
+  assign shift_word = shift_mem[word];
 
   logic [LANES*SUM_W-1:0] exact;
   logic [LANES*OUT_W-1:0] cast_result;
 
   for (genvar lane = 0; lane < LANES; lane++) begin : g_lane
+    localparam int ENTRY = CHANNELS_LAST != 0 ? lane : 0;
+    logic signed [SW-1:0] scale;
+    logic signed [AW-1:0] shift;
+    assign scale = scale_word[ENTRY*SW+:SW];
+    assign shift = shift_word[ENTRY*AW+:AW];
     logic signed [XW-1:0] x;
     logic signed [PRODUCT_W-1:0] product;
     logic signed [SUM_W-1:0] product_wide, shift_wide;

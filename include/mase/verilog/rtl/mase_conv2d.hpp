@@ -8,6 +8,9 @@ inline constexpr std::string_view mase_conv2d = R"sv(// mase_conv2d: 2-D convolu
 // mase_window_sweep buffers each sample (two banks) and visits the windows, PO consecutive ox per
 // output beat; here each output lane does one exact multiply-accumulate per tap, with the weight
 // from a synchronous ROM read in the issue cycle, and the accumulator is cast once at the end.
+// CHANNELS_LAST = 1: the streams are H x W x C, the sweep keeps rows (mase_pixel_sweep) and the PO
+// lanes are output channels, so a ROM word holds PO weights (lane 0 lowest; word b*T + tap, tap
+// (ky, kx, ci) with ci innermost) and a bias word PO biases.
 module mase_conv2d #(
   parameter int DATA_IN_0_PRECISION_0 = 8,
   parameter int DATA_IN_0_PRECISION_1 = 4,
@@ -33,6 +36,7 @@ module mase_conv2d #(
   parameter int DILATION_Y = 1,
   parameter int GROUPS = 1,
   parameter int HAS_BIAS = 0,
+  parameter int CHANNELS_LAST = 0,
   parameter int ACCUMULATOR_WIDTH = 24,
   parameter int OUT_SYMMETRIC = 0,
   parameter WEIGHT_MEMFILE = "weight.mem",
@@ -54,7 +58,12 @@ module mase_conv2d #(
   localparam int PO = DATA_OUT_0_PARALLELISM_DIM_0;
   localparam int AW = ACCUMULATOR_WIDTH;
   localparam int T = DATA_IN_0_TENSOR_SIZE_DIM_2 / GROUPS * KERNEL_Y * KERNEL_X;  // MACs per output beat
+  localparam int LANE_WEIGHTS = CHANNELS_LAST != 0 ? PO : 1;  // weights (and biases) a ROM word holds
   localparam int WDEPTH = CO * T;
+  localparam int WWORDS = WDEPTH / LANE_WEIGHTS;
+  localparam int WWAW = WWORDS > 1 ? $clog2(WWORDS) : 1;
+  localparam int BWORDS = CO / LANE_WEIGHTS;
+  localparam int BWAW = BWORDS > 1 ? $clog2(BWORDS) : 1;
   localparam int WAW = WDEPTH > 1 ? $clog2(WDEPTH) : 1;
   localparam int COW = CO > 1 ? $clog2(CO) : 1;
   localparam int PW = XW + WW;             // exact product width
@@ -66,7 +75,8 @@ module mase_conv2d #(
   logic [PO*OW-1:0] cast_out;
 
   mase_window_sweep #(
-    .ELEMENT_WIDTH(XW), .RESULT_WIDTH(OW), .GROUPS(GROUPS), .PAD_MIN_CODE(0),  // x = 0 outside the map
+    .ELEMENT_WIDTH(XW), .RESULT_WIDTH(OW), .GROUPS(GROUPS), .CHANNELS_LAST(CHANNELS_LAST),
+    .PAD_MIN_CODE(0),  // x = 0 outside the map
     .IN_COLS(DATA_IN_0_TENSOR_SIZE_DIM_0), .IN_ROWS(DATA_IN_0_TENSOR_SIZE_DIM_1),
     .IN_CHANNELS(DATA_IN_0_TENSOR_SIZE_DIM_2), .IN_LANES(DATA_IN_0_PARALLELISM_DIM_0),
     .OUT_COLS(DATA_OUT_0_TENSOR_SIZE_DIM_0), .OUT_ROWS(DATA_OUT_0_TENSOR_SIZE_DIM_1),
@@ -82,20 +92,26 @@ module mase_conv2d #(
   );
 
   // ---------------- weights and bias: synchronous ROMs read in the issue cycle ----------------
-  logic [WW-1:0] w_q;
-  logic [AW-1:0] bias_q;
+  logic [LANE_WEIGHTS*WW-1:0] w_q;
+  logic [LANE_WEIGHTS*AW-1:0] bias_q;
 
-  mase_rom #(.WIDTH(WW), .DEPTH(WDEPTH), .MEMFILE(WEIGHT_MEMFILE)) weight_rom (
-    .clk(clk), .en(issue), .addr(w_addr), .q(w_q)
+  // the sweep's word addresses stay below the ROMs' depths (narrower where a word holds PO)
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [WAW-1:0] w_addr_unused;
+  logic [COW-1:0] channel_unused;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign w_addr_unused = w_addr;
+  assign channel_unused = out_channel;
+
+  mase_rom #(.WIDTH(LANE_WEIGHTS * WW), .DEPTH(WWORDS), .MEMFILE(WEIGHT_MEMFILE)) weight_rom (
+    .clk(clk), .en(issue), .addr(w_addr[WWAW-1:0]), .q(w_q)
   );
 
   if (HAS_BIAS != 0) begin : g_bias
-    mase_rom #(.WIDTH(AW), .DEPTH(CO), .MEMFILE(BIAS_MEMFILE)) bias_rom (
-      .clk(clk), .en(issue), .addr(out_channel), .q(bias_q)
+    mase_rom #(.WIDTH(LANE_WEIGHTS * AW), .DEPTH(BWORDS), .MEMFILE(BIAS_MEMFILE)) bias_rom (
+      .clk(clk), .en(issue), .addr(out_channel[BWAW-1:0]), .q(bias_q)
     );
   end else begin : g_no_bias
-    logic unused_channel;  // without a bias ROM nothing reads the channel index
-    assign unused_channel = ^out_channel;
     assign bias_q = '0;
   end
 
@@ -107,9 +123,10 @@ module mase_conv2d #(
     logic signed [PW-1:0] prod;
     logic signed [AW-1:0] acc, acc_next;
 
+    localparam int WORD_LANE = CHANNELS_LAST != 0 ? l : 0;  // this lane's weight and bias in a ROM word
     assign x = tap_data[l*XW +: XW];
-    assign prod = PW'(x) * PW'($signed(w_q));
-    assign acc_next = (fold_first ? $signed(bias_q) : acc) + AW'(prod);
+    assign prod = PW'(x) * PW'($signed(w_q[WORD_LANE*WW +: WW]));
+    assign acc_next = (fold_first ? $signed(bias_q[WORD_LANE*AW +: AW]) : acc) + AW'(prod);
     assign acc_next_lanes[l*AW +: AW] = acc_next;
 
     always_ff @(posedge clk) begin

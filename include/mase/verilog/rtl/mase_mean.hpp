@@ -8,7 +8,9 @@ inline constexpr std::string_view mase_mean = R"sv(// Mean of each run of COUNT 
 // eval/mean_rule.hpp defines it: y = saturate(floor(S * 2^NUMERATOR_SHIFT / D)) for the exact sum S,
 // divided in mase_reciprocal_divide. The lanes are summed in one cycle and the runs accumulated
 // beat by beat; one mean leaves per run, on one lane, from a register that refills in the cycle it
-// drains.
+// drains. CHANNELS_LAST = 1: the stream is COUNT pixels of CHANNELS channels (H x W x C), LANES
+// channels a beat; each channel's sum is kept in a table of CHANNELS/LANES words, and at the last
+// pixel each beat's LANES means leave together.
 module mase_mean #(
     parameter int DATA_IN_0_PRECISION_0 = 8,
     parameter int DATA_IN_0_PARALLELISM_DIM_0 = 1,
@@ -17,6 +19,8 @@ module mase_mean #(
     parameter int DATA_OUT_0_PRECISION_1 = 4,
     parameter int DATA_OUT_0_PARALLELISM_DIM_0 = 1,
     parameter int OUT_SYMMETRIC = 0,
+    parameter int CHANNELS_LAST = 0,
+    parameter int CHANNELS = 1,
     parameter int SUM_WIDTH = 10,
     parameter int NUMERATOR_SHIFT = 0,
     parameter int NUMERATOR_WIDTH = 10,
@@ -38,56 +42,115 @@ module mase_mean #(
   localparam int LANES = DATA_IN_0_PARALLELISM_DIM_0;
   localparam int XW = DATA_IN_0_PRECISION_0;
   localparam int OW = DATA_OUT_0_PRECISION_0;
-  localparam int BEATS = COUNT / LANES;
-  localparam int BW = BEATS > 1 ? $clog2(BEATS) : 1;
-  localparam logic [BW-1:0] LAST_BEAT = BW'(BEATS - 1);
+  localparam int OUT_LANES = DATA_OUT_0_PARALLELISM_DIM_0;
+  if (CHANNELS_LAST != 0) begin : g_channels
+    localparam int WORDS = CHANNELS / LANES;   // a pixel's beats
+    localparam int WAW = WORDS > 1 ? $clog2(WORDS) : 1;
+    localparam int PW = COUNT > 1 ? $clog2(COUNT) : 1;
+    localparam logic [WAW-1:0] LAST_WORD = WAW'(WORDS - 1);
+    localparam logic [PW-1:0] LAST_PIXEL = PW'(COUNT - 1);
 
-  initial if (COUNT % LANES != 0 || DATA_OUT_0_PARALLELISM_DIM_0 != 1)
-    $fatal(1, "mase_mean: lanes must divide COUNT, and the means leave on one lane");
+    initial if (CHANNELS % LANES != 0 || OUT_LANES != LANES)
+      $fatal(1, "mase_mean: lanes must divide CHANNELS, and the means leave at the input's lanes");
 
-  // ---- The run's exact sum: this beat's lanes, plus the beats before it.
-  logic signed [SUM_WIDTH-1:0] lane_sum, earlier, total;
-  always_comb begin
-    lane_sum = '0;
-    for (int l = 0; l < LANES; l++) lane_sum = lane_sum + SUM_WIDTH'($signed(data_in_0[l*XW+:XW]));
-  end
-  assign total = earlier + lane_sum;
+    // ---- Each channel's exact sum over the pixels so far: a word of LANES sums per beat of a pixel.
+    logic [LANES*SUM_WIDTH-1:0] sums [0:WORDS-1];
+    logic [LANES*SUM_WIDTH-1:0] totals;
+    logic [WAW-1:0] word;
+    logic [PW-1:0] pixel;
+    logic in_fire, last;
+    for (genvar l = 0; l < LANES; l++) begin : g_lane
+      logic signed [SUM_WIDTH-1:0] earlier;
+      assign earlier = pixel == '0 ? '0 : $signed(sums[word][l*SUM_WIDTH+:SUM_WIDTH]);
+      assign totals[l*SUM_WIDTH+:SUM_WIDTH] = earlier + SUM_WIDTH'($signed(data_in_0[l*XW+:XW]));
+    end
 
-  // ---- The division by the constant, and the saturation.
-  logic [OW-1:0] cast_result;
-  mase_reciprocal_divide #(
-      .SUM_WIDTH(SUM_WIDTH), .NUMERATOR_SHIFT(NUMERATOR_SHIFT), .NUMERATOR_WIDTH(NUMERATOR_WIDTH),
-      .MULTIPLIER_WIDTH(MULTIPLIER_WIDTH), .SHIFT(SHIFT), .OFFSET(OFFSET), .OFFSET_QUOTIENT(OFFSET_QUOTIENT),
-      .MULTIPLIER(MULTIPLIER), .OUT_WIDTH(OW), .OUT_FRAC(DATA_OUT_0_PRECISION_1), .OUT_SYMMETRIC(OUT_SYMMETRIC),
-      .LANES(1)
-  ) u_divide (
-      .data_in (total),
-      .data_out(cast_result)
-  );
+    logic [LANES*OW-1:0] cast_result;
+    mase_reciprocal_divide #(
+        .SUM_WIDTH(SUM_WIDTH), .NUMERATOR_SHIFT(NUMERATOR_SHIFT), .NUMERATOR_WIDTH(NUMERATOR_WIDTH),
+        .MULTIPLIER_WIDTH(MULTIPLIER_WIDTH), .SHIFT(SHIFT), .OFFSET(OFFSET), .OFFSET_QUOTIENT(OFFSET_QUOTIENT),
+        .MULTIPLIER(MULTIPLIER), .OUT_WIDTH(OW), .OUT_FRAC(DATA_OUT_0_PRECISION_1), .OUT_SYMMETRIC(OUT_SYMMETRIC),
+        .LANES(LANES)
+    ) u_divide (
+        .data_in (totals),
+        .data_out(cast_result)
+    );
 
-  // ---- Handshakes: a beat is taken while the output register can take a mean.
-  logic [BW-1:0] beat;
-  logic in_fire, last;
-  assign data_in_0_ready = !data_out_0_valid || data_out_0_ready;
-  assign in_fire = data_in_0_valid && data_in_0_ready;
-  assign last = beat == LAST_BEAT;
+    // ---- Handshakes: a beat is taken while the output register can take a beat of means.
+    assign data_in_0_ready = !data_out_0_valid || data_out_0_ready;
+    assign in_fire = data_in_0_valid && data_in_0_ready;
+    assign last = pixel == LAST_PIXEL;
 
-  always_ff @(posedge clk) begin
-    if (rst) begin
-      beat <= '0;
-      earlier <= '0;
-      data_out_0_valid <= 1'b0;
-    end else begin
-      if (data_out_0_ready) data_out_0_valid <= 1'b0;
-      if (in_fire) begin
-        beat <= last ? '0 : beat + 1'b1;
-        earlier <= last ? '0 : total;
-        if (last) data_out_0_valid <= 1'b1;
+    always_ff @(posedge clk) begin
+      if (rst) begin
+        word <= '0;
+        pixel <= '0;
+        data_out_0_valid <= 1'b0;
+      end else begin
+        if (data_out_0_ready) data_out_0_valid <= 1'b0;
+        if (in_fire) begin
+          word <= word == LAST_WORD ? '0 : word + 1'b1;
+          if (word == LAST_WORD) pixel <= last ? '0 : pixel + 1'b1;
+          if (last) data_out_0_valid <= 1'b1;
+        end
       end
     end
-  end
-  always_ff @(posedge clk) begin
-    if (in_fire && last) data_out_0 <= cast_result;
+    always_ff @(posedge clk) begin
+      if (in_fire && !last) sums[word] <= totals;
+      if (in_fire && last) data_out_0 <= cast_result;
+    end
+  end else begin : g_runs
+    localparam int BEATS = COUNT / LANES;
+    localparam int BW = BEATS > 1 ? $clog2(BEATS) : 1;
+    localparam logic [BW-1:0] LAST_BEAT = BW'(BEATS - 1);
+
+    initial if (COUNT % LANES != 0 || OUT_LANES != 1)
+      $fatal(1, "mase_mean: lanes must divide COUNT, and the means leave on one lane");
+
+    // ---- The run's exact sum: this beat's lanes, plus the beats before it.
+    logic signed [SUM_WIDTH-1:0] lane_sum, earlier, total;
+    always_comb begin
+      lane_sum = '0;
+      for (int l = 0; l < LANES; l++) lane_sum = lane_sum + SUM_WIDTH'($signed(data_in_0[l*XW+:XW]));
+    end
+    assign total = earlier + lane_sum;
+
+    // ---- The division by the constant, and the saturation.
+    logic [OW-1:0] cast_result;
+    mase_reciprocal_divide #(
+        .SUM_WIDTH(SUM_WIDTH), .NUMERATOR_SHIFT(NUMERATOR_SHIFT), .NUMERATOR_WIDTH(NUMERATOR_WIDTH),
+        .MULTIPLIER_WIDTH(MULTIPLIER_WIDTH), .SHIFT(SHIFT), .OFFSET(OFFSET), .OFFSET_QUOTIENT(OFFSET_QUOTIENT),
+        .MULTIPLIER(MULTIPLIER), .OUT_WIDTH(OW), .OUT_FRAC(DATA_OUT_0_PRECISION_1), .OUT_SYMMETRIC(OUT_SYMMETRIC),
+        .LANES(1)
+    ) u_divide (
+        .data_in (total),
+        .data_out(cast_result)
+    );
+
+    // ---- Handshakes: a beat is taken while the output register can take a mean.
+    logic [BW-1:0] beat;
+    logic in_fire, last;
+    assign data_in_0_ready = !data_out_0_valid || data_out_0_ready;
+    assign in_fire = data_in_0_valid && data_in_0_ready;
+    assign last = beat == LAST_BEAT;
+
+    always_ff @(posedge clk) begin
+      if (rst) begin
+        beat <= '0;
+        earlier <= '0;
+        data_out_0_valid <= 1'b0;
+      end else begin
+        if (data_out_0_ready) data_out_0_valid <= 1'b0;
+        if (in_fire) begin
+          beat <= last ? '0 : beat + 1'b1;
+          earlier <= last ? '0 : total;
+          if (last) data_out_0_valid <= 1'b1;
+        end
+      end
+    end
+    always_ff @(posedge clk) begin
+      if (in_fire && last) data_out_0 <= cast_result;
+    end
   end
 endmodule
 )sv";

@@ -6,7 +6,7 @@
 
 namespace mase::verilog::rtl {
 inline constexpr std::string_view mase_pool2d = R"sv(// mase_pool2d: 2-D max (MODE 0) or average (MODE 1: every window's sum divided by the same
-// constant, the mean rule's reciprocal multiply) pooling over a stream of C x H x W samples. mase_window_sweep buffers each sample and visits the
+// constant, the mean rule's reciprocal multiply) pooling over a stream of C x H x W samples (H x W x C where CHANNELS_LAST). mase_window_sweep buffers each sample and visits the
 // windows (one group per channel); here each of the PO output lanes folds one window element per cycle.
 module mase_pool2d #(
   parameter int MODE = 0,
@@ -31,6 +31,7 @@ module mase_pool2d #(
   parameter int DILATION_X = 1,
   parameter int DILATION_Y = 1,
   parameter int OUT_SYMMETRIC = 0,
+  parameter int CHANNELS_LAST = 0,  // the streams are H x W x C (mase_pixel_sweep)
   // MODE 1: the mean rule's division (mase_reciprocal_divide) of sums of KERNEL_X*KERNEL_Y codes
   parameter int NUMERATOR_SHIFT = 0,
   parameter int NUMERATOR_WIDTH = 10,
@@ -68,7 +69,7 @@ module mase_pool2d #(
   logic [KAW-1:0] unused_kernel_addr;
 
   mase_window_sweep #(
-    .ELEMENT_WIDTH(XW), .RESULT_WIDTH(OW), .GROUPS(CO),  // each channel is its own group
+    .ELEMENT_WIDTH(XW), .RESULT_WIDTH(OW), .GROUPS(CO), .CHANNELS_LAST(CHANNELS_LAST),  // each channel is its own group
     // padding never wins a max (it reads the lowest code) and counts as zero in an average
     .PAD_MIN_CODE(MODE == 0 ? 1 : 0),
     .IN_COLS(DATA_IN_0_TENSOR_SIZE_DIM_0), .IN_ROWS(DATA_IN_0_TENSOR_SIZE_DIM_1),
