@@ -168,6 +168,11 @@ mase_cli_check(NAME emit_verilog_vit
                RC 0
                STDOUT "components: conv_proj \\(mase_conv2d\\), Transpose \\(mase_permute\\), Concat \\(mase_cat\\).*testbench: 4 samples.*lint \\(verilator --lint-only -Wall\\): clean\nverilator: 40 passed, 0 failed.*-> bit-exact"
                FRESH_DIR ${mase_cli_out}/emit_verilog_vit)
+# Channels-last streams refuse the fixture CNN's flatten of a 4x4 map (PyTorch's order), naming it.
+mase_cli_check(NAME emit_verilog_channels_last_refuses_flatten
+               ARGS emit-verilog ${mase_cli_fixtures}/onnx/cnn/model.onnx --config ${mase_cli_hardware_config}
+                    --channels-last --out ${mase_cli_out}/emit_verilog_channels_last
+               RC 1 ONE_LINE STDERR "node [A-Za-z0-9_./]+ \\((flatten|reshape|view)\\) reshapes the channels-last map .* pool it to one pixel first, or emit without channels_last")
 # A format with no hardware: one line naming the node and the entry.
 mase_cli_check(NAME emit_verilog_not_fixed_point
                ARGS emit-verilog ${mase_cli_mlp} --config ${mase_cli_fixtures}/quantize/minifloat_ieee.toml

@@ -83,11 +83,11 @@ MASE_COMPILED_INLINE std::vector<std::string> hardware_dependence_files(std::str
     files.insert(files.end(), {"mase_row_buffer.sv", "mase_tile_accumulate.sv", "mase_rom.sv", "mase_cast.sv"});
   else if (module == "mase_conv2d")
     files.insert(files.end(), {"mase_window_sweep.sv", "mase_pixel_sweep.sv", "mase_line_sweep.sv", "mase_sample_sweep.sv",
-                               "mase_sweep_stage.sv",
+                               "mase_ring_rows.sv", "mase_sweep_stage.sv",
                                "mase_rom.sv", "mase_cast.sv"});
   else if (module == "mase_pool2d")
     files.insert(files.end(), {"mase_window_sweep.sv", "mase_pixel_sweep.sv", "mase_line_sweep.sv", "mase_sample_sweep.sv",
-                               "mase_sweep_stage.sv",
+                               "mase_ring_rows.sv", "mase_sweep_stage.sv",
                                "mase_reciprocal_divide.sv", "mase_cast.sv"});
   else if (module == "mase_mean") files.insert(files.end(), {"mase_reciprocal_divide.sv", "mase_cast.sv"});
   else if (module == "mase_relu" || module == "mase_binary" || module == "mase_batch_norm" || module == "mase_layer_norm")

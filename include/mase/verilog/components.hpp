@@ -24,6 +24,7 @@
 #include <mase/verilog/rtl/mase_reciprocal_divide.hpp>
 #include <mase/verilog/rtl/mase_relu.hpp>
 #include <mase/verilog/rtl/mase_rescale.hpp>
+#include <mase/verilog/rtl/mase_ring_rows.hpp>
 #include <mase/verilog/rtl/mase_rom.hpp>
 #include <mase/verilog/rtl/mase_sample_sweep.hpp>
 #include <mase/verilog/rtl/mase_slice.hpp>
@@ -95,6 +96,7 @@ inline constexpr std::array component_library{
     component{"mase_reciprocal_divide", rtl::mase_reciprocal_divide},
     component{"mase_relu", rtl::mase_relu},
     component{"mase_rescale", rtl::mase_rescale, component_timing::beat, 0, true},
+    component{"mase_ring_rows", rtl::mase_ring_rows},
     component{"mase_rom", rtl::mase_rom},
     // Its first kept word may come after every word it drops.
     component{"mase_slice", rtl::mase_slice, component_timing::sample, 0, true},

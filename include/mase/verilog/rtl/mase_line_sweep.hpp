@@ -72,8 +72,6 @@ module mase_line_sweep #(
   localparam int NW = R * WW;                      // buffer words
   localparam int OXB = WO / PO;                    // output beats per output row
   localparam int KDEPTH = CO * T;
-  localparam int WCW = WW > 1 ? $clog2(WW) : 1;
-  localparam logic signed [31:0] SLOTS = 32'(R);
 
   localparam int QW = $clog2(WW + 1) + 1;          // word within a row (kept modulo 2^QW)
   localparam int RW = PI > 1 ? $clog2(PI) : 1;     // lane within a word
@@ -140,31 +138,16 @@ module mase_line_sweep #(
   logic [31:0] plane_row;      // the current output plane's row 0
   logic [31:0] needed_row;     // the first row the current output row (or a later one) reads
   logic [MA-1:0] wr_addr;
-  logic [WCW-1:0] wr_col;
   logic in_fire;
   logic signed [YW-1:0] iy_row;                    // the current output row's top input row
   logic signed [YW-1:0] first_row;                 // iy_row within the plane
 
   assign first_row = iy_row < 0 ? '0 : (iy_row > Y_LIMIT ? Y_LIMIT : iy_row);
   assign needed_row = plane_row + 32'(first_row);
-  assign data_in_0_ready = $signed(rows_in - needed_row) < SLOTS;
-  assign in_fire = data_in_0_valid && data_in_0_ready;
-
-  always_ff @(posedge clk) begin
-    if (rst) begin
-      rows_in <= '0;
-      wr_addr <= '0;
-      wr_col <= '0;
-    end else if (in_fire) begin
-      wr_addr <= wr_addr == MA'(NW - 1) ? '0 : wr_addr + MA'(1);
-      if (wr_col == WCW'(WW - 1)) begin
-        wr_col <= '0;
-        rows_in <= rows_in + 32'd1;
-      end else begin
-        wr_col <= wr_col + 1'b1;
-      end
-    end
-  end
+  mase_ring_rows #(.ROW_WORDS(WW), .SLOTS(R)) ring (
+    .clk(clk), .rst(rst), .in_valid(data_in_0_valid), .needed_row(needed_row), .in_ready(data_in_0_ready),
+    .in_fire(in_fire), .wr_addr(wr_addr), .rows_in(rows_in)
+  );
 
   // ---------------- issue stage: sweep co, oy, ox-beat, then ky, kx ----------------
   logic stall, rows_ready;

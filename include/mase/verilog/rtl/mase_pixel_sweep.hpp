@@ -85,7 +85,6 @@ module mase_pixel_sweep #(
   localparam int MA = NW > 1 ? $clog2(NW) : 1;
   localparam int SW = R > 1 ? $clog2(R) : 1;
   localparam int PWW = PIXEL_WORDS > 1 ? $clog2(PIXEL_WORDS) : 1;  // word within a pixel
-  localparam int RWW = ROW_WORDS > 1 ? $clog2(ROW_WORDS) : 1;
   localparam int LW = PI > 1 ? $clog2(PI) : 1;      // lane within a word
   localparam int CIW = CG > 1 ? $clog2(CG) : 1;
   localparam int BGW = BEATS_PER_GROUP > 1 ? $clog2(BEATS_PER_GROUP) : 1;
@@ -98,7 +97,6 @@ module mase_pixel_sweep #(
   localparam int YW = $clog2(HO * STRIDE_Y + KY * DILATION_Y + PADDING_Y + H + 1) + 1;
   localparam int XCW = $clog2(WO * STRIDE_X + KX * DILATION_X + PADDING_X + W + 1) + 1;
   localparam logic [XW-1:0] PAD_CODE = PAD_MIN_CODE != 0 ? {1'b1, (XW - 1)'(0)} : '0;
-  localparam logic signed [31:0] SLOTS = 32'(R);
 
   initial if (C % PI != 0 || CO % PO != 0 || (ONE_CHANNEL ? PI != PO : (CO / GROUPS) % PO != 0))
     $fatal(1, "mase_pixel_sweep: IN_LANES must divide the channels, and OUT_LANES the output channels of a group (equal to IN_LANES for one-channel windows)");
@@ -133,31 +131,16 @@ module mase_pixel_sweep #(
   logic [31:0] sample_row;     // the current output sample's row 0
   logic [31:0] needed_row;     // the first row the current output row (or a later one) reads
   logic [MA-1:0] wr_addr;
-  logic [RWW-1:0] wr_word;
   logic in_fire;
   logic signed [YW-1:0] iy_row;                    // the current output row's top input row
   logic signed [YW-1:0] first_row;                 // iy_row within the map
 
   assign first_row = iy_row < 0 ? '0 : (iy_row > Y_LIMIT ? Y_LIMIT : iy_row);
   assign needed_row = sample_row + 32'(first_row);
-  assign data_in_0_ready = $signed(rows_in - needed_row) < SLOTS;
-  assign in_fire = data_in_0_valid && data_in_0_ready;
-
-  always_ff @(posedge clk) begin
-    if (rst) begin
-      rows_in <= '0;
-      wr_addr <= '0;
-      wr_word <= '0;
-    end else if (in_fire) begin
-      wr_addr <= wr_addr == MA'(NW - 1) ? '0 : wr_addr + MA'(1);
-      if (wr_word == RWW'(ROW_WORDS - 1)) begin
-        wr_word <= '0;
-        rows_in <= rows_in + 32'd1;
-      end else begin
-        wr_word <= wr_word + 1'b1;
-      end
-    end
-  end
+  mase_ring_rows #(.ROW_WORDS(ROW_WORDS), .SLOTS(R)) ring (
+    .clk(clk), .rst(rst), .in_valid(data_in_0_valid), .needed_row(needed_row), .in_ready(data_in_0_ready),
+    .in_fire(in_fire), .wr_addr(wr_addr), .rows_in(rows_in)
+  );
 
   // ---------------- issue stage: sweep oy, ox, output beat, then ky, kx, ci ----------------
   logic stall, rows_ready;
