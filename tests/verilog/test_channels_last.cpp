@@ -11,6 +11,7 @@
 #include <mase/verilog.hpp>
 
 #include "project_dir.hpp"
+#include "prove_design.hpp"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -39,22 +40,7 @@ auto hardware_graph(const graph& g, std::array<int, 4> parallelism) {
 }
 
 verilog::emit_info prove(const graph& g, const std::string& name, std::array<int, 4> parallelism) {
-  const auto hw = hardware_graph(g, parallelism);
-  const fs::path dir = mase_test_verilog::project_dir(name);
-  const auto [design, info] = run(hw, emit_verilog({.project_dir = dir, .samples = 4, .seed = 5}));
-  const verilog::emit_info& emitted = std::get<0>(info);
-  std::int64_t words = 0;
-  for (const verilog::stream_port& p : emitted.outputs) words += p.beats * p.lanes;
-  REQUIRE(words > 0);
-  CHECK(verilog::lint(dir).empty());
-  for (verilog::simulator sim : {verilog::simulator::verilator, verilog::simulator::iverilog}) {
-    INFO(name << " with " << verilog::to_string(sim));
-    const verilog::simulation_result r = verilog::simulate(dir, sim);
-    INFO(r.log);
-    CHECK(r.failed == 0);
-    CHECK(r.passed == words);
-  }
-  return emitted;
+  return mase_test_verilog::prove_design(hardware_graph(g, parallelism), name, {}, 4, 5);
 }
 
 // A ResNet basic block and its stem: a padded strided 3x3 convolution, batch norm, relu, a padded

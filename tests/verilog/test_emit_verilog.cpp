@@ -13,6 +13,7 @@
 
 #include "hardware_designs.hpp"
 #include "project_dir.hpp"
+#include "prove_design.hpp"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -337,22 +338,7 @@ using mase_test_verilog::project_dir;
 // Emits, lints and simulates with both simulators; every output word must match.
 verilog::emit_info prove(const graph& g, const std::string& name, std::array<int, 4> parallelism,
                          const quantize_config& config = eight_bit(), const ordered_map<tensor>& inputs = {}) {
-  const auto hw = hardware_graph(g, parallelism, config);
-  const fs::path dir = project_dir(name);
-  const auto [design, info] = run(hw, emit_verilog({.project_dir = dir, .inputs = inputs, .samples = 6, .seed = 3}));
-  const verilog::emit_info& emitted = std::get<0>(info);
-  std::int64_t words = 0;
-  for (const verilog::stream_port& p : emitted.outputs) words += p.beats * p.lanes;
-  REQUIRE(words > 0);
-  CHECK(verilog::lint(dir).empty());
-  for (verilog::simulator sim : {verilog::simulator::verilator, verilog::simulator::iverilog}) {
-    INFO(name << " with " << verilog::to_string(sim));
-    const verilog::simulation_result r = verilog::simulate(dir, sim);
-    INFO(r.log);
-    CHECK(r.failed == 0);
-    CHECK(r.passed == words);
-  }
-  return emitted;
+  return mase_test_verilog::prove_design(hardware_graph(g, parallelism, config), name, inputs);
 }
 
 }  // namespace

@@ -145,7 +145,7 @@ void prove_two_images(const std::string& name, const graph& network, std::int64_
 // per image, also 1.000x their ideals (docs/hardware.md); squeezenet1_1 above keeps that order.
 
 TEST_CASE("resnet18 at 32x32 with channels-last streams (residual blocks with 1x1 downsampling shortcuts, batch "
-          "norms, max pool, global average pooling; rows of every channel in each convolution's buffer) matches "
+          "norms, max pool, global average pooling, each convolution buffering rows of every channel) matches "
           "the bit-exact evaluator on two images and keeps pace with its slowest layer",
           "[verilog][network]") {
   // 20 convolutions, 20 batch norms, 17 relus, the max pool, 8 adds, the mean and the classifier.
