@@ -18,6 +18,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 using namespace mase;
 namespace fs = std::filesystem;
@@ -74,9 +75,11 @@ graph residual_block() {
 }
 
 // MobileNet's inverted residual and SqueezeNet's Fire module: a 1x1 expansion, a depthwise 3x3
-// (stride 2, then dilation 2 with padding 2), relu6, a 1x1 projection; a Fire module's cat of a
-// 1x1 and a 3x3 expand along the channels, a ceil_mode max pool, a padded average pool of 9, and
-// the map itself as a second output (channels-last at the port).
+// (stride 2, then dilation 2 with padding 2), relu6, MobileNetV3's squeeze-excitation (global
+// mean, 1x1 reduce, relu, 1x1 expand, hardsigmoid, the [N, C, 1, 1] scale broadcast over the map),
+// a 1x1 projection, a constant map added; a Fire module's cat of a 1x1 and a 3x3 expand along the
+// channels, a ceil_mode max pool, a padded average pool of 9, and the map itself as a second output
+// (channels-last at the port).
 graph inverted_residual_and_fire() {
   builder b(42);
   auto x = b.input("x", {1, 4, 9, 10});
@@ -90,7 +93,18 @@ graph inverted_residual_and_fire() {
                                              .dilation = {2}, .groups = 8, .bias = false},
                        h);
   h = b.add("skip", op::add{}, h, dilated);
+  auto scale = b.add("squeeze", op::adaptive_avg_pool2d{.output_size = {1}}, h);
+  scale = b.add("reduce", op::conv2d{.in_channels = 8, .out_channels = 4, .kernel_size = {1}}, scale);
+  scale = b.add("se_relu", op::relu{}, scale);
+  scale = b.add("expand_scale", op::conv2d{.in_channels = 4, .out_channels = 8, .kernel_size = {1}}, scale);
+  scale = b.add("gate", op::hardsigmoid{}, scale);
+  h = b.add("excite", op::mul{}, h, scale);
   h = b.add("project", op::conv2d{.in_channels = 8, .out_channels = 4, .kernel_size = {1}}, h);
+  auto offsets = b.add("offsets", op::constant{.shape = {1, 4, 5, 5}});
+  std::vector<float> offset_values(4 * 5 * 5);
+  for (std::size_t i = 0; i < offset_values.size(); ++i) offset_values[i] = static_cast<float>(i % 7) / 8.0f - 0.375f;
+  b.set_parameter(offsets, "value", tensor({1, 4, 5, 5}, offset_values));
+  h = b.add("offset", op::add{}, h, offsets);
   auto e1 = b.add("fire_1x1", op::conv2d{.in_channels = 4, .out_channels = 4, .kernel_size = {1}}, h);
   auto e3 = b.add("fire_3x3", op::conv2d{.in_channels = 4, .out_channels = 2, .kernel_size = {3}, .padding = {1}}, h);
   h = b.add("fire", op::cat{.dim = 1}, b.add("fire_relu1", op::relu{}, e1), b.add("fire_relu3", op::relu{}, e3));
@@ -135,8 +149,9 @@ TEST_CASE("emit_verilog with channels_last: a ResNet stem and basic block, a gro
   }
 }
 
-TEST_CASE("emit_verilog with channels_last: an inverted residual (1x1, depthwise, relu6, 1x1) and a Fire module "
-          "(cat along channels, ceil_mode and average pools) match at two parallelism settings",
+TEST_CASE("emit_verilog with channels_last: an inverted residual (1x1, depthwise, relu6, squeeze-excitation, 1x1, "
+          "a constant map) and a Fire module (cat along channels, ceil_mode and average pools) match at two "
+          "parallelism settings",
           "[verilog]") {
   prove(inverted_residual_and_fire(), "channels_last_mobile_1", {1, 1, 1, 1});
   const verilog::emit_info wide = prove(inverted_residual_and_fire(), "channels_last_mobile_4", {4, 4, 4, 4});
@@ -165,8 +180,8 @@ TEST_CASE("emit_verilog with channels_last: a convolution keeps pace with its id
   CHECK(verilog::estimate_hardware_cost(hw).cycles_per_sample == 7 * 6 * 2 * 54);
 }
 
-TEST_CASE("add_hardware_metadata with channels_last: a reshape of a map of several pixels and a broadcast are "
-          "refused, naming the node",
+TEST_CASE("add_hardware_metadata with channels_last: a reshape of a map of several pixels and a permute of one "
+          "are refused, naming the node",
           "[verilog]") {
   {
     builder b(44);
@@ -179,14 +194,13 @@ TEST_CASE("add_hardware_metadata with channels_last: a reshape of a map of sever
                           Catch::Contains("pool it to one pixel first"));
   }
   {
-    // Squeeze-excitation's scale: a [N, C, 1, 1] stream broadcast over the map.
+    // A transpose of the map's rows and columns (mase_permute reorders by PyTorch's layout).
     builder b(45);
     auto x = b.input("x", {1, 2, 4, 4});
     auto h = b.add("conv", op::conv2d{.in_channels = 2, .out_channels = 2, .kernel_size = {1}}, x);
-    auto s = b.add("squeeze", op::adaptive_avg_pool2d{.output_size = {1}}, h);
-    const graph g = b.output(b.add("scale", op::mul{}, h, s));
+    const graph g = b.output(b.add("transpose", op::permute{.dims = {0, 1, 3, 2}}, h));
     CHECK_THROWS_WITH(hardware_graph(g, {2, 2, 2, 2}),
-                      Catch::Contains("node scale (mul)") && Catch::Contains("broadcasting") &&
+                      Catch::Contains("node transpose (permute) (mase_permute) takes or gives a rank-4 stream") &&
                           Catch::Contains("without channels_last"));
   }
 }

@@ -60,8 +60,8 @@ struct hardware_options {
   // Stream every rank-4 tensor ([N, C, H, W]) channels-last, H x W pixels of C channels, as
   // hls4ml and FINN do: a convolution then keeps k rows of every channel (k.W.C elements) instead
   // of two whole samples, and its lanes are output channels. Conv, pool, batch norm, global mean,
-  // cat along channels and element-wise ops of equal shapes take such streams; another op on one
-  // is an error naming it.
+  // cat along channels and element-wise ops (broadcasts and constants too) take such streams; a
+  // reshape of a map of several pixels, and another op on one, is an error naming it.
   bool channels_last = false;
 };
 

@@ -172,25 +172,14 @@ MASE_COMPILED_INLINE void check_channels_last_support(const graph& g, const node
   if (!four_dimensional) return;
   const auto refuse = [&](std::string_view why) {
     throw error(fmt::format("add_hardware_metadata: node {} ({}) {}; channels-last streams go through conv, pool, batch "
-                            "norm, global mean, cat along channels and element-wise ops of equal shapes, so emit this "
-                            "graph without channels_last (mase emit-verilog without --channels-last)",
+                            "norm, global mean, cat along channels and element-wise ops, so emit this graph without "
+                            "channels_last (mase emit-verilog without --channels-last)",
                             n.name, n.op_name(), why));
   };
+  // (mase_binary's constant and broadcast tables follow the stream order: emit_verilog)
   if (module == "mase_conv2d" || module == "mase_pool2d" || module == "mase_batch_norm" || module == "mase_mean" ||
-      module == "mase_relu" || module == "mase_lut" || module == "mase_rescale")
+      module == "mase_relu" || module == "mase_lut" || module == "mase_rescale" || module == "mase_binary")
     return;
-  const shape& result = entry_meta(n, "data_out_0")->shape;
-  if (module == "mase_binary") {
-    for (std::size_t i = 0; i < n.inputs.size(); ++i) {
-      const tensor_meta* operand = entry_meta(n, data_in_name(i));
-      // a constant's table and a broadcast's order follow PyTorch's layout; one value has none
-      const bool in_stream_order = operand == nullptr || (is_stream_input(g, n, i) ? operand->shape == result : operand->shape.numel() == 1);
-      if (!in_stream_order)
-        refuse(fmt::format("combines {} with {} by broadcasting or a constant table, which are in PyTorch's order",
-                           to_string(operand->shape), to_string(result)));
-    }
-    return;
-  }
   if (const auto* join = n.op.get_if<op::cat>()) {
     const std::int64_t dim = join->dim < 0 ? join->dim + 4 : join->dim;
     if (dim != 1) refuse(fmt::format("joins along dimension {}, not the channels", join->dim));

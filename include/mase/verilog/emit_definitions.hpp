@@ -646,6 +646,16 @@ private:
       std::vector<std::int64_t> order =
           broadcast_order(sample_shape(entry_meta(n, "data_out_0")->shape, batch_),
                           entry_meta(n, data_in_name(operand))->shape);
+      if (mase::detail::channels_last_entry(n, "data_out_0")) {
+        // The result streams pixel by pixel, and so does a broadcast map: its positions too.
+        const shape& result = entry_meta(n, "data_out_0")->shape;
+        order = to_channels_last<std::int64_t>(order, result[1], result[2], result[3]);
+        if (!constant && mase::detail::channels_last_entry(n, data_in_name(operand))) {
+          const shape& map = entry_meta(n, data_in_name(operand))->shape;
+          const std::int64_t plane = map[2] * map[3];
+          for (std::int64_t& position : order) position = position % plane * map[1] + position / plane;
+        }
+      }
       int width = constant ? 0 : bits_for(param_int(n, "BROADCAST_SIZE"));
       if (constant) {
         const fixed_fmt f = fixed_of(n, data_in_name(operand));
