@@ -127,30 +127,23 @@ module mase_line_sweep #(
   localparam logic signed [YW-1:0] Y_STEP = YW'(STRIDE_Y);
   localparam logic signed [YW-1:0] Y_DIL = YW'(DILATION_Y);
   localparam logic signed [YW-1:0] Y_LIMIT = YW'(H);
-  localparam logic signed [YW-1:0] Y_SPAN = YW'(SPAN);
   localparam logic signed [XCW-1:0] X_START = XCW'(-PADDING_X);
   localparam logic signed [XCW-1:0] X_STEP = XCW'(PO * STRIDE_X);
   localparam logic signed [XCW-1:0] X_DIL = XCW'(DILATION_X);
   localparam logic signed [XCW-1:0] X_LIMIT = XCW'(W);
 
   // ---------------- input side: rows into the ring ----------------
-  logic [31:0] rows_in;        // rows fully written (the row being written is rows_in)
   logic [31:0] plane_row;      // the current output plane's row 0
-  logic [31:0] needed_row;     // the first row the current output row (or a later one) reads
   logic [MA-1:0] wr_addr;
-  logic in_fire;
-  logic signed [YW-1:0] iy_row;                    // the current output row's top input row
-  logic signed [YW-1:0] first_row;                 // iy_row within the plane
-
-  assign first_row = iy_row < 0 ? '0 : (iy_row > Y_LIMIT ? Y_LIMIT : iy_row);
-  assign needed_row = plane_row + 32'(first_row);
-  mase_ring_rows #(.ROW_WORDS(WW), .SLOTS(R)) ring (
-    .clk(clk), .rst(rst), .in_valid(data_in_0_valid), .needed_row(needed_row), .in_ready(data_in_0_ready),
-    .in_fire(in_fire), .wr_addr(wr_addr), .rows_in(rows_in)
+  logic in_fire, rows_ready;
+  logic signed [YW-1:0] iy_row;  // the current output row's top input row
+  mase_ring_rows #(.ROW_WORDS(WW), .SLOTS(R), .MAP_ROWS(H), .SPAN(SPAN)) ring (
+    .clk(clk), .rst(rst), .in_valid(data_in_0_valid), .in_ready(data_in_0_ready), .in_fire(in_fire),
+    .wr_addr(wr_addr), .map_row(plane_row), .top_row(32'(iy_row)), .rows_ready(rows_ready)
   );
 
   // ---------------- issue stage: sweep co, oy, ox-beat, then ky, kx ----------------
-  logic stall, rows_ready;
+  logic stall;
   logic [KXW-1:0] kx;
   logic [KYW-1:0] ky;
   logic [OXW-1:0] oxb;
@@ -159,14 +152,11 @@ module mase_line_sweep #(
   logic kx_last, ky_last, t_first, t_last, ox_last, oy_last, co_last;
   logic [SW-1:0] plane_slot, top_slot, tap_slot;  // ring slots of row 0, the window's top row, this tap's row
   logic [PRW-1:0] col_beat, col_tap, tap_col;
-  logic signed [YW-1:0] iy_tap, iy, row_limit;
+  logic signed [YW-1:0] iy_tap, iy;
   logic signed [XCW-1:0] ix_beat, ix_tap;
   logic row_in_range;
   logic [KAW-1:0] kernel_base;
 
-  // the output row's last input row (clipped to the plane) must have arrived
-  assign row_limit = iy_row + Y_SPAN > Y_LIMIT ? Y_LIMIT : iy_row + Y_SPAN;
-  assign rows_ready = $signed(rows_in - plane_row) >= 32'(row_limit);  // row_limit >= 1: sign-extended
   assign issue = rows_ready && !stall;
   assign out_channel = co;
   assign kx_last = kx == KXW'(KX - 1);

@@ -120,30 +120,23 @@ module mase_pixel_sweep #(
   localparam logic signed [YW-1:0] Y_STEP = YW'(STRIDE_Y);
   localparam logic signed [YW-1:0] Y_DIL = YW'(DILATION_Y);
   localparam logic signed [YW-1:0] Y_LIMIT = YW'(H);
-  localparam logic signed [YW-1:0] Y_SPAN = YW'(SPAN);
   localparam logic signed [XCW-1:0] X_START = XCW'(-PADDING_X);
   localparam logic signed [XCW-1:0] X_STEP = XCW'(STRIDE_X);
   localparam logic signed [XCW-1:0] X_DIL = XCW'(DILATION_X);
   localparam logic signed [XCW-1:0] X_LIMIT = XCW'(W);
 
   // ---------------- input side: rows into the ring ----------------
-  logic [31:0] rows_in;        // rows fully written (the row being written is rows_in)
-  logic [31:0] sample_row;     // the current output sample's row 0
-  logic [31:0] needed_row;     // the first row the current output row (or a later one) reads
+  logic [31:0] sample_row;      // the current output sample's row 0
   logic [MA-1:0] wr_addr;
-  logic in_fire;
-  logic signed [YW-1:0] iy_row;                    // the current output row's top input row
-  logic signed [YW-1:0] first_row;                 // iy_row within the map
-
-  assign first_row = iy_row < 0 ? '0 : (iy_row > Y_LIMIT ? Y_LIMIT : iy_row);
-  assign needed_row = sample_row + 32'(first_row);
-  mase_ring_rows #(.ROW_WORDS(ROW_WORDS), .SLOTS(R)) ring (
-    .clk(clk), .rst(rst), .in_valid(data_in_0_valid), .needed_row(needed_row), .in_ready(data_in_0_ready),
-    .in_fire(in_fire), .wr_addr(wr_addr), .rows_in(rows_in)
+  logic in_fire, rows_ready;
+  logic signed [YW-1:0] iy_row;  // the current output row's top input row
+  mase_ring_rows #(.ROW_WORDS(ROW_WORDS), .SLOTS(R), .MAP_ROWS(H), .SPAN(SPAN)) ring (
+    .clk(clk), .rst(rst), .in_valid(data_in_0_valid), .in_ready(data_in_0_ready), .in_fire(in_fire),
+    .wr_addr(wr_addr), .map_row(sample_row), .top_row(32'(iy_row)), .rows_ready(rows_ready)
   );
 
   // ---------------- issue stage: sweep oy, ox, output beat, then ky, kx, ci ----------------
-  logic stall, rows_ready;
+  logic stall;
   logic [CIW-1:0] ci;
   logic [KXW-1:0] kx;
   logic [KYW-1:0] ky;
@@ -155,15 +148,12 @@ module mase_pixel_sweep #(
   logic [SW-1:0] sample_slot, top_slot, tap_slot;  // ring slots of row 0, the window's top row, this tap's row
   logic [PWW-1:0] group_word, tap_word;            // the group's first channel and this tap's, as word ...
   logic [LW-1:0] group_lane, tap_lane;             // ... and lane within it
-  logic signed [YW-1:0] iy_tap, iy, row_limit;
+  logic signed [YW-1:0] iy_tap, iy;
   logic signed [XCW-1:0] ix_pixel, ix_tap, ix;
   logic in_range;
   logic [MA-1:0] rd_addr;
   logic [KAW-1:0] kernel_base;
 
-  // the output row's last input row (clipped to the map) must have arrived
-  assign row_limit = iy_row + Y_SPAN > Y_LIMIT ? Y_LIMIT : iy_row + Y_SPAN;
-  assign rows_ready = $signed(rows_in - sample_row) >= 32'(row_limit);  // row_limit >= 1: sign-extended
   assign issue = rows_ready && !stall;
   assign out_channel = COW'(ob);
   assign ci_last = ci == CIW'(CG - 1);

@@ -1,33 +1,45 @@
 #pragma once
-// mase_ring_rows: the write side of a row ring, shared by mase_line_sweep and mase_pixel_sweep.
+// mase_ring_rows: the row bookkeeping of a row ring, shared by mase_line_sweep and mase_pixel_sweep.
 #include <string_view>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_ring_rows = R"sv(// mase_ring_rows: where the next input word of a ring of SLOTS rows of ROW_WORDS words goes, and
-// whether it may go there. Rows are numbered from reset (32-bit counters, compared by signed
-// difference); the word being written belongs to row rows_in, in slot rows_in mod SLOTS, which holds
-// row rows_in - SLOTS until then. So a word is taken only while that old row is before needed_row,
-// the first row the sweep still reads.
+inline constexpr std::string_view mase_ring_rows = R"sv(// mase_ring_rows: the bookkeeping of a ring of SLOTS rows of ROW_WORDS words that a window sweep
+// reads maps of MAP_ROWS rows from: where the next input word goes, whether it may go there, and
+// whether the current output row's rows have arrived. Rows are numbered from reset across maps
+// (32-bit counters, compared by signed difference); map_row is the current map's row 0, and the
+// current output row reads rows top_row .. top_row + SPAN - 1 of it (those inside the map). The
+// word being written belongs to row rows_in, in slot rows_in mod SLOTS, which holds row
+// rows_in - SLOTS until then; so a word is taken only while that old row is before the first row
+// the current output row (or a later one) reads.
 module mase_ring_rows #(
   parameter int ROW_WORDS = 8,
-  parameter int SLOTS = 4
+  parameter int SLOTS = 4,
+  parameter int MAP_ROWS = 8,
+  parameter int SPAN = 3
 ) (
   input  logic clk,
   input  logic rst,
   input  logic in_valid,
-  input  logic [31:0] needed_row,
   output logic in_ready,
   output logic in_fire,
   output logic [(SLOTS * ROW_WORDS > 1 ? $clog2(SLOTS * ROW_WORDS) : 1)-1:0] wr_addr,
-  output logic [31:0] rows_in  // rows fully written
+  input  logic [31:0] map_row,
+  input  logic signed [31:0] top_row,
+  output logic rows_ready  // the current output row's rows are all in the ring
 );
   localparam int NW = SLOTS * ROW_WORDS;
   localparam int MA = NW > 1 ? $clog2(NW) : 1;
   localparam int RWW = ROW_WORDS > 1 ? $clog2(ROW_WORDS) : 1;
+  localparam logic signed [31:0] LIMIT = 32'(MAP_ROWS);
 
+  logic [31:0] rows_in;     // rows fully written
   logic [RWW-1:0] wr_word;  // within the row
-  assign in_ready = $signed(rows_in - needed_row) < 32'(SLOTS);
+  logic signed [31:0] first_row, end_row;  // the output row's rows inside the map: first_row .. end_row - 1
+  assign first_row = top_row < 0 ? '0 : (top_row > LIMIT ? LIMIT : top_row);
+  assign end_row = top_row + 32'(SPAN) > LIMIT ? LIMIT : top_row + 32'(SPAN);
+  assign in_ready = $signed(rows_in - (map_row + first_row)) < 32'(SLOTS);
   assign in_fire = in_valid && in_ready;
+  assign rows_ready = $signed(rows_in - map_row) >= end_row;
 
   always_ff @(posedge clk) begin
     if (rst) begin
