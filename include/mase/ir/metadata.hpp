@@ -148,7 +148,8 @@ struct hardware_meta {
   ordered_map<verilog_value> verilog_param;  // DATA_IN_0_PRECISION_0, …
   std::vector<std::string> dependence_files;  // relative to the RTL library
   std::array<int, 4> max_parallelism{4, 4, 4, 4};
-  // Its rank-4 streams ([N, C, H, W]) run channels-last: each sample H x W pixels of C channels.
+  // Its rank-4 streams ([N, C, H, W] maps) run channels-last: each sample H x W pixels of C
+  // channels (add_hardware_metadata sets it on the nodes with a map where hardware_options asks).
   bool channels_last = false;
   friend bool operator==(const hardware_meta&, const hardware_meta&) = default;
 };

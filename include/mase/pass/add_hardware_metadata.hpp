@@ -117,13 +117,16 @@ MASE_COMPILED_INLINE std::int64_t window_dim(const dims& d, int axis, std::int64
 
 MASE_COMPILED_INLINE std::int64_t innermost(const node& n, std::string_view entry);
 
+// Whether n takes or gives a rank-4 tensor (a map).
+MASE_COMPILED_INLINE bool takes_or_gives_a_map(const node& n);
+
 // Whether an entry of n is a rank-4 stream that runs channels-last (hardware_meta::channels_last).
 MASE_COMPILED_INLINE bool channels_last_entry(const node& n, std::string_view entry);
 
 // The innermost dimension of an entry's stream order: C for a channels-last [N, C, H, W].
 MASE_COMPILED_INLINE std::int64_t stream_innermost(const node& n, std::string_view entry);
 
-// An error naming n where its component does not take channels-last streams of rank 4.
+// An error naming n where it takes or gives a channels-last map and its component cannot.
 MASE_COMPILED_INLINE void check_channels_last_support(const graph& g, const node& n);
 
 // The samples the graph's tensors hold: its inputs' leading dimension (the batch), streamed one

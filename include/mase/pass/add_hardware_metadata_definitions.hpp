@@ -156,6 +156,16 @@ MASE_COMPILED_INLINE std::int64_t innermost(const node& n, std::string_view entr
   return t == nullptr || t->shape.empty() ? 1 : t->shape.back();
 }
 
+MASE_COMPILED_INLINE bool takes_or_gives_a_map(const node& n) {
+  const auto is_map = [&](std::string_view entry) {
+    const tensor_meta* t = entry_meta(n, entry);
+    return t != nullptr && t->shape.size() == 4;
+  };
+  bool map = is_map("data_out_0");
+  for (std::size_t i = 0; i < n.inputs.size(); ++i) map = map || is_map(data_in_name(i));
+  return map;
+}
+
 MASE_COMPILED_INLINE bool channels_last_entry(const node& n, std::string_view entry) {
   const tensor_meta* t = entry_meta(n, entry);
   return n.meta.hardware.channels_last && t != nullptr && t->shape.size() == 4;
@@ -167,9 +177,7 @@ MASE_COMPILED_INLINE std::int64_t stream_innermost(const node& n, std::string_vi
 
 MASE_COMPILED_INLINE void check_channels_last_support(const graph& g, const node& n) {
   const std::string_view module = *n.meta.hardware.module;
-  bool four_dimensional = channels_last_entry(n, "data_out_0");
-  for (std::size_t i = 0; i < n.inputs.size(); ++i) four_dimensional = four_dimensional || channels_last_entry(n, data_in_name(i));
-  if (!four_dimensional) return;
+  if (!n.meta.hardware.channels_last) return;
   const auto refuse = [&](std::string_view why) {
     throw error(fmt::format("add_hardware_metadata: node {} ({}) {}; channels-last streams go through conv, pool, batch "
                             "norm, global mean, cat along channels and element-wise ops, so emit this graph without "
@@ -250,7 +258,8 @@ MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
     h = hardware_meta{};
     h.max_parallelism = options.max_parallelism;
     h.device_id = 0;
-    h.channels_last = options.channels_last;
+    // Channels-last concerns the nodes that take or give a map (a rank-4 stream).
+    h.channels_last = options.channels_last && detail::takes_or_gives_a_map(n);
     const std::string_view op = n.op_name();
     const auto input_lanes = [&](std::size_t i) { return lanes[n.inputs.at(i).index]; };
 
@@ -285,7 +294,7 @@ MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
                               detail::hardware_op_names(builtin_ops{}, true)));
     h.module = std::string(component->module);
     h.dependence_files = hardware_dependence_files(component->module);
-    if (options.channels_last) detail::check_channels_last_support(g, n);
+    detail::check_channels_last_support(g, n);
     if (component->module == "mase_rescale") {
       const std::optional<fixed_fmt> scaled =
           mase::detail::exact_scale_format(g, n, format(detail::hardware_format(n, "data_in_0")));
@@ -323,7 +332,7 @@ MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
                           "from graph inputs and components, so make it a parameter of the node",
                           n.name, op, i, producer.name);
       std::int64_t in_lanes = input_lanes(i);
-      if (i == 0 && options.channels_last && (n.is<op::conv2d>() || sweeps_rows(n)))
+      if (i == 0 && h.channels_last && (n.is<op::conv2d>() || sweeps_rows(n)))
         // whole pixels a beat; one-channel windows read a beat's channels, so it is as wide as the output's
         in_lanes = sweeps_rows(n) ? largest_divisor_at_most(detail::stream_innermost(n, "data_in_0"), stream_limit)
                                   : std::gcd(in_lanes, detail::stream_innermost(n, "data_in_0"));
@@ -355,11 +364,11 @@ MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
     } else if (const auto* conv = n.op.get_if<op::conv2d>()) {
       // Channels-last lanes are output channels: a beat's share one group (or, one-channel
       // windows, match the input's); otherwise output columns.
-      out_lanes = largest_divisor_at_most(!options.channels_last ? detail::innermost(n, "data_out_0")
+      out_lanes = largest_divisor_at_most(!h.channels_last ? detail::innermost(n, "data_out_0")
                                           : sweeps_rows(n)       ? conv->out_channels
                                                                  : conv->out_channels / conv->groups,
                                           stream_limit);
-      params.insert_or_assign("CHANNELS_LAST", options.channels_last);
+      params.insert_or_assign("CHANNELS_LAST", h.channels_last);
       detail::add_tensor_parameters(params, n, "weight", {});
       if (conv->bias) detail::add_tensor_parameters(params, n, "bias", {});
       add_window_parameters(params, conv->kernel_size, conv->stride, conv->padding, conv->dilation);
@@ -373,13 +382,13 @@ MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
                           n.name);
       out_lanes = largest_divisor_at_most(detail::stream_innermost(n, "data_out_0"), stream_limit);
       params.insert_or_assign("MODE", std::int64_t{0});
-      params.insert_or_assign("CHANNELS_LAST", options.channels_last);
+      params.insert_or_assign("CHANNELS_LAST", h.channels_last);
       add_window_parameters(params, maxp->kernel_size, maxp->stride.empty() ? maxp->kernel_size : maxp->stride,
                             maxp->padding, maxp->dilation);
     } else if (const auto* avgp = n.op.get_if<op::avg_pool2d>()) {  // its divisor checked above
       out_lanes = largest_divisor_at_most(detail::stream_innermost(n, "data_out_0"), stream_limit);
       params.insert_or_assign("MODE", std::int64_t{1});
-      params.insert_or_assign("CHANNELS_LAST", options.channels_last);
+      params.insert_or_assign("CHANNELS_LAST", h.channels_last);
       add_window_parameters(params, avgp->kernel_size, avgp->stride.empty() ? avgp->kernel_size : avgp->stride,
                             avgp->padding, dims{1});
     } else if (const auto* bn = n.op.get_if<op::batch_norm2d>()) {
@@ -389,11 +398,11 @@ MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
                           "and shift in the formats of weight and bias; quantize both (and keep affine=True)",
                           n.name);
       // A beat holds one channel's pixels, or (channels-last) one pixel's channels.
-      const std::int64_t run = options.channels_last ? in[1] : in[2] * in[3];
+      const std::int64_t run = h.channels_last ? in[1] : in[2] * in[3];
       require(run % input_lanes(0) == 0,
               "add_hardware_metadata: node {} (batch_norm2d): {} lanes do not divide {} {}; lower max_parallelism[0]",
-              n.name, input_lanes(0), run, options.channels_last ? "channels" : "elements of a channel");
-      params.insert_or_assign("CHANNELS_LAST", options.channels_last);
+              n.name, input_lanes(0), run, h.channels_last ? "channels" : "elements of a channel");
+      params.insert_or_assign("CHANNELS_LAST", h.channels_last);
       detail::add_tensor_parameters(params, n, "weight", {});
       detail::add_tensor_parameters(params, n, "bias", {});
     } else if (component->module == "mase_matmul") {
