@@ -216,6 +216,14 @@ inline bool line_buffered(const node& n) {
   const std::int64_t groups = module == "mase_pool2d" ? channels : param_int(n, "GROUPS");
   return windows_read_one_channel(channels, groups, param_int(n, "DATA_OUT_0_TENSOR_SIZE_DIM_2"));
 }
+// How many table entries a word of node n's parameter ROMs (weights, bias, batch norm's scale
+// and shift) holds. Channels-last, the lanes of a beat are channels and read their entries in one
+// word: a convolution's output channels, batch norm's channels. Otherwise a word holds one entry.
+inline std::int64_t entries_per_rom_word(const node& n) {
+  if (!n.meta.hardware.channels_last) return 1;
+  const bool conv = n.meta.hardware.module && *n.meta.hardware.module == "mase_conv2d";
+  return param_int(n, conv ? "DATA_OUT_0_PARALLELISM_DIM_0" : "DATA_IN_0_PARALLELISM_DIM_0");
+}
 // The rows of that ring: a window's (KERNEL_Y - 1) * DILATION_Y + 1, and STRIDE_Y more that the
 // next output row reads, so they load while this row is swept.
 inline std::int64_t line_buffer_rows(const node& n) {

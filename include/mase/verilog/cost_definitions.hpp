@@ -60,9 +60,8 @@ MASE_COMPILED_INLINE component_cost component_cost_of(const node& n, std::int64_
     // Channels-last, one ring of rows of every channel serves all lanes (mase_pixel_sweep), and a
     // weight word holds a beat's output channels. Otherwise each output lane keeps its own copy of
     // the buffer: a ring of rows of one channel, or both banks of the sample (mase_window_sweep).
-    const bool lanes_over_channels = n.meta.hardware.channels_last;
-    const std::int64_t per_word = lanes_over_channels ? out_lanes : 1;
-    if (lanes_over_channels)
+    const std::int64_t per_word = entries_per_rom_word(n);
+    if (n.meta.hardware.channels_last)
       c.memories.push_back({"line buffer", in_lanes * x.width,
                             line_buffer_rows(n) * p("DATA_IN_0_TENSOR_SIZE_DIM_0") * channels / in_lanes, 1, false});
     else if (line_buffered(n))
@@ -98,7 +97,7 @@ MASE_COMPILED_INLINE component_cost component_cost_of(const node& n, std::int64_
     const std::int64_t channels = p("DATA_IN_0_TENSOR_SIZE_DIM_2");
     c.cycles_per_sample = stream_cycles;
     c.multipliers.push_back({in_lanes, x.width, w.width});
-    const std::int64_t per_word = n.meta.hardware.channels_last ? in_lanes : 1;  // a beat's channels
+    const std::int64_t per_word = entries_per_rom_word(n);
     c.memories.push_back({"scale", per_word * w.width, channels / per_word, 1, true});
     c.memories.push_back({"shift", per_word * acc, channels / per_word, 1, true});
     c.register_bits = in_lanes * out.width + w.width + acc;

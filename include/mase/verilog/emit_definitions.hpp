@@ -556,9 +556,8 @@ private:
       const eval::fixed_lowering& l = lowering_of(n);
       extra["ACCUMULATOR_WIDTH"] = fmt::format("{}", l.accumulator_width);
       const std::int64_t lanes = param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
-      // channels-last, a ROM word holds a beat's output channels
       const bool lanes_over_channels = n.meta.hardware.channels_last;
-      const std::int64_t per_word = lanes_over_channels ? lanes : 1;
+      const std::int64_t per_word = entries_per_rom_word(n);
       const std::int64_t out_channels = param_int(n, "DATA_OUT_0_TENSOR_SIZE_DIM_2");
       const std::vector<std::int64_t> weights =
           lanes_over_channels ? channels_last_weight_order(l.weight_codes, out_channels,
@@ -587,8 +586,7 @@ private:
     } else if (module == "mase_batch_norm") {
       const eval::fixed_lowering& l = lowering_of(n);
       extra["ACCUMULATOR_WIDTH"] = fmt::format("{}", l.accumulator_width);
-      // channels-last, a beat's lanes read a word of as many channels
-      const std::int64_t per_word = n.meta.hardware.channels_last ? param_int(n, "DATA_IN_0_PARALLELISM_DIM_0") : 1;
+      const std::int64_t per_word = entries_per_rom_word(n);
       write_text(dir / "rtl" / (n.name + "_scale.hex"), rom_file(l.weight_codes, per_word, l.weight->width));
       write_text(dir / "rtl" / (n.name + "_shift.hex"), rom_file(l.aligned_bias, per_word, l.accumulator_width));
       extra["SCALE_MEMFILE"] = fmt::format("\"rtl/{}_scale.hex\"", n.name);

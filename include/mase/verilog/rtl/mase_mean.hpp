@@ -43,6 +43,21 @@ module mase_mean #(
   localparam int XW = DATA_IN_0_PRECISION_0;
   localparam int OW = DATA_OUT_0_PRECISION_0;
   localparam int OUT_LANES = DATA_OUT_0_PARALLELISM_DIM_0;
+
+  // ---- Handshakes, shared by both orders: a beat is taken while the output register can take
+  // the means; at a run's last beat the register takes cast_result, the means of the run.
+  logic in_fire, last;
+  logic [OUT_LANES*OW-1:0] cast_result;
+  assign data_in_0_ready = !data_out_0_valid || data_out_0_ready;
+  assign in_fire = data_in_0_valid && data_in_0_ready;
+  always_ff @(posedge clk) begin
+    if (rst) data_out_0_valid <= 1'b0;
+    else if (in_fire && last) data_out_0_valid <= 1'b1;
+    else if (data_out_0_ready) data_out_0_valid <= 1'b0;
+  end
+  always_ff @(posedge clk)
+    if (in_fire && last) data_out_0 <= cast_result;
+
   if (CHANNELS_LAST != 0) begin : g_channels
     localparam int WORDS = CHANNELS / LANES;   // a pixel's beats
     localparam int WAW = WORDS > 1 ? $clog2(WORDS) : 1;
@@ -58,14 +73,11 @@ module mase_mean #(
     logic [LANES*SUM_WIDTH-1:0] totals;
     logic [WAW-1:0] word;
     logic [PW-1:0] pixel;
-    logic in_fire, last;
     for (genvar l = 0; l < LANES; l++) begin : g_lane
       logic signed [SUM_WIDTH-1:0] earlier;
       assign earlier = pixel == '0 ? '0 : $signed(sums[word][l*SUM_WIDTH+:SUM_WIDTH]);
       assign totals[l*SUM_WIDTH+:SUM_WIDTH] = earlier + SUM_WIDTH'($signed(data_in_0[l*XW+:XW]));
     end
-
-    logic [LANES*OW-1:0] cast_result;
     mase_reciprocal_divide #(
         .SUM_WIDTH(SUM_WIDTH), .NUMERATOR_SHIFT(NUMERATOR_SHIFT), .NUMERATOR_WIDTH(NUMERATOR_WIDTH),
         .MULTIPLIER_WIDTH(MULTIPLIER_WIDTH), .SHIFT(SHIFT), .OFFSET(OFFSET), .OFFSET_QUOTIENT(OFFSET_QUOTIENT),
@@ -76,29 +88,19 @@ module mase_mean #(
         .data_out(cast_result)
     );
 
-    // ---- Handshakes: a beat is taken while the output register can take a beat of means.
-    assign data_in_0_ready = !data_out_0_valid || data_out_0_ready;
-    assign in_fire = data_in_0_valid && data_in_0_ready;
+    // ---- A run ends at the last pixel: each beat of it gives that beat's channels' means.
     assign last = pixel == LAST_PIXEL;
-
     always_ff @(posedge clk) begin
       if (rst) begin
         word <= '0;
         pixel <= '0;
-        data_out_0_valid <= 1'b0;
-      end else begin
-        if (data_out_0_ready) data_out_0_valid <= 1'b0;
-        if (in_fire) begin
-          word <= word == LAST_WORD ? '0 : word + 1'b1;
-          if (word == LAST_WORD) pixel <= last ? '0 : pixel + 1'b1;
-          if (last) data_out_0_valid <= 1'b1;
-        end
+      end else if (in_fire) begin
+        word <= word == LAST_WORD ? '0 : word + 1'b1;
+        if (word == LAST_WORD) pixel <= last ? '0 : pixel + 1'b1;
       end
     end
-    always_ff @(posedge clk) begin
+    always_ff @(posedge clk)
       if (in_fire && !last) sums[word] <= totals;
-      if (in_fire && last) data_out_0 <= cast_result;
-    end
   end else begin : g_runs
     localparam int BEATS = COUNT / LANES;
     localparam int BW = BEATS > 1 ? $clog2(BEATS) : 1;
@@ -114,9 +116,6 @@ module mase_mean #(
       for (int l = 0; l < LANES; l++) lane_sum = lane_sum + SUM_WIDTH'($signed(data_in_0[l*XW+:XW]));
     end
     assign total = earlier + lane_sum;
-
-    // ---- The division by the constant, and the saturation.
-    logic [OW-1:0] cast_result;
     mase_reciprocal_divide #(
         .SUM_WIDTH(SUM_WIDTH), .NUMERATOR_SHIFT(NUMERATOR_SHIFT), .NUMERATOR_WIDTH(NUMERATOR_WIDTH),
         .MULTIPLIER_WIDTH(MULTIPLIER_WIDTH), .SHIFT(SHIFT), .OFFSET(OFFSET), .OFFSET_QUOTIENT(OFFSET_QUOTIENT),
@@ -127,29 +126,17 @@ module mase_mean #(
         .data_out(cast_result)
     );
 
-    // ---- Handshakes: a beat is taken while the output register can take a mean.
+    // ---- A run ends at its last beat, with one mean.
     logic [BW-1:0] beat;
-    logic in_fire, last;
-    assign data_in_0_ready = !data_out_0_valid || data_out_0_ready;
-    assign in_fire = data_in_0_valid && data_in_0_ready;
     assign last = beat == LAST_BEAT;
-
     always_ff @(posedge clk) begin
       if (rst) begin
         beat <= '0;
         earlier <= '0;
-        data_out_0_valid <= 1'b0;
-      end else begin
-        if (data_out_0_ready) data_out_0_valid <= 1'b0;
-        if (in_fire) begin
-          beat <= last ? '0 : beat + 1'b1;
-          earlier <= last ? '0 : total;
-          if (last) data_out_0_valid <= 1'b1;
-        end
+      end else if (in_fire) begin
+        beat <= last ? '0 : beat + 1'b1;
+        earlier <= last ? '0 : total;
       end
-    end
-    always_ff @(posedge clk) begin
-      if (in_fire && last) data_out_0 <= cast_result;
     end
   end
 endmodule
