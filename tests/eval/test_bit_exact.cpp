@@ -2,6 +2,7 @@
 // exact dot products, the hardware's floor shift and saturation, from MASE's RTL description
 // (../shared/spec/mase-reference.md §4.8), independent of eval/bit_exact.hpp's code paths.
 
+#include <mase/core/dispatch.hpp>
 #include <mase/eval/evaluator.hpp>
 #include <mase/eval/kernels/integer_gemm.hpp>
 #include <mase/ir/builder.hpp>
@@ -315,29 +316,40 @@ TEST_CASE("bit-exact matmul, add and mul") {
   CHECK(codes_of(y, prod_out.frac) == expected);
 }
 
-TEST_CASE("bit-exact activations are lookup tables of the quantized function") {
-  builder bld(1);
-  auto x = bld.input("x", {256});
-  auto s = bld.add("sig", op::sigmoid{}, x);
-  graph g = bld.output(s) | init_metadata | add_common_metadata;
-  node& n = g[g.id("sig")];
-  set_format(n, "data_in_0", {.width = 8, .frac = 4});
-  set_format(n, "data_out_0", {.width = 8, .frac = 7});
-  evaluator ev(g, eval_mode::bit_exact);
-  REQUIRE(ev.runs_bit_exact(g.id("sig")));
-  // Every input code once.
-  tensor input({256});
-  for (int c = -128; c < 128; ++c) input.data()[c + 128] = static_cast<float>(std::ldexp(c, -4));
-  const auto y = codes_of(ev.run(input)[0], 7);
-  const eval::fixed_lowering* lowered = ev.lowering(g.id("sig"));
-  REQUIRE(lowered != nullptr);
-  REQUIRE(lowered->kind == eval::lowering_kind::lookup_table);
-  REQUIRE(lowered->table.size() == 256);  // the table the emitter writes into the LUT's ROM
-  for (int c = -128; c < 128; ++c) {
-    const double f = 1.0 / (1.0 + std::exp(-std::ldexp(c, -4)));
-    INFO("code " << c);
-    CHECK(y[static_cast<std::size_t>(c + 128)] == quantize_code(static_cast<float>(f), 8, 7));
-    CHECK(lowered->table[static_cast<std::size_t>(c + 128)] == quantize_code(static_cast<float>(f), 8, 7));
+TEST_CASE("bit-exact activations are lookup tables of the quantized function, on every target") {
+  // 8-bit codes fill the AVX-512 kernel's registers; 5-bit codes leave them mostly padding. Every
+  // input code once, then three more, so that the vector loops end in a partial vector.
+  for (const int width : {8, 5}) {
+    const int codes = 1 << width, count = codes + 3, frac = width - 4;
+    builder bld(1);
+    auto x = bld.input("x", {count});
+    auto s = bld.add("sig", op::sigmoid{}, x);
+    graph g = bld.output(s) | init_metadata | add_common_metadata;
+    node& n = g[g.id("sig")];
+    set_format(n, "data_in_0", {.width = width, .frac = frac});
+    set_format(n, "data_out_0", {.width = 8, .frac = 7});
+    tensor input({count});
+    for (int i = 0; i < count; ++i) input.data()[i] = static_cast<float>(std::ldexp(i % codes - codes / 2, -frac));
+    for (const dispatch::target t : {dispatch::target::baseline, dispatch::target::x86_64_v3, dispatch::target::x86_64_v4}) {
+      if (!dispatch::supports(t)) continue;
+      INFO("input width " << width << ", target " << static_cast<int>(t));
+      const dispatch::target previous = dispatch::limit(t);
+      evaluator ev(g, eval_mode::bit_exact);
+      REQUIRE(ev.runs_bit_exact(g.id("sig")));
+      const auto y = codes_of(ev.run(input)[0], 7);
+      dispatch::limit(previous);
+      const eval::fixed_lowering* lowered = ev.lowering(g.id("sig"));
+      REQUIRE(lowered != nullptr);
+      REQUIRE(lowered->kind == eval::lowering_kind::lookup_table);
+      REQUIRE(lowered->table.size() == static_cast<std::size_t>(codes));  // the table the emitter writes into the LUT's ROM
+      for (int i = 0; i < count; ++i) {
+        const int c = i % codes - codes / 2;
+        const double f = 1.0 / (1.0 + std::exp(-std::ldexp(c, -frac)));
+        INFO("code " << c);
+        CHECK(y[static_cast<std::size_t>(i)] == quantize_code(static_cast<float>(f), 8, 7));
+        CHECK(lowered->table[static_cast<std::size_t>(c + codes / 2)] == quantize_code(static_cast<float>(f), 8, 7));
+      }
+    }
   }
 }
 

@@ -407,21 +407,58 @@ __attribute__((target("avx2"))) inline void look_up_codes_avx2(const float* valu
   }
   look_up_codes(values + i, y + i, count - i, scale, lo, hi, table);
 }
+
+// The same for tables of at most register_table_entries entries (8-bit codes), which sixteen
+// AVX-512 registers hold: eight two-register permutes each look up 32 entries by an index's low
+// five bits, and its three high bits choose among the eight. No memory access per element, where
+// a gather makes one per element (GELU's table: about twice as fast on this machine's cores).
+inline constexpr std::size_t register_table_entries = 256;
+__attribute__((target("avx512f"))) inline void look_up_codes_avx512(const float* values, float* y, std::size_t count,
+                                                                  float scale, float lo, float hi,
+                                                                  const float* table) noexcept {
+  __m512 entries[16];  // table holds register_table_entries floats, padded
+  for (int k = 0; k < 16; ++k) entries[k] = _mm512_loadu_ps(table + 16 * k);
+  const __m512 s = _mm512_set1_ps(scale), low = _mm512_set1_ps(lo), high = _mm512_set1_ps(hi);
+  std::size_t i = 0;
+  for (; i + 16 <= count; i += 16) {
+    // The zero-masking forms, all lanes kept: GCC 12's plain forms pass an undefined vector that
+    // -Wmaybe-uninitialized reports.
+    const __mmask16 all = 0xFFFF;
+    const __m512 code =
+        _mm512_maskz_min_ps(all, _mm512_maskz_max_ps(all, _mm512_mul_ps(_mm512_loadu_ps(values + i), s), low), high);
+    const __m512i index = _mm512_maskz_cvttps_epi32(all, _mm512_sub_ps(code, low));
+    __m512 found[8];
+    for (int p = 0; p < 8; ++p) found[p] = _mm512_permutex2var_ps(entries[2 * p], index, entries[2 * p + 1]);
+    for (int bit = 5, pairs = 4; bit < 8; ++bit, pairs /= 2) {
+      const __mmask16 upper = _mm512_test_epi32_mask(index, _mm512_set1_epi32(1 << bit));
+      for (int p = 0; p < pairs; ++p) found[p] = _mm512_mask_blend_ps(upper, found[2 * p], found[2 * p + 1]);
+    }
+    _mm512_storeu_ps(y + i, found[0]);
+  }
+  look_up_codes(values + i, y + i, count - i, scale, lo, hi, table);
+}
 #endif
 
 inline bit_exact_kernel make_lookup_kernel(const node& n, const fixed_lowering& l) {
-  auto table = std::make_shared<std::vector<float>>(l.table.size());
+  // Padded with zeros to the registers' table, which reads whole vectors (no index reaches the
+  // padding: the codes are clamped to the table).
+  auto table = std::make_shared<std::vector<float>>(std::max(l.table.size(), register_table_entries));
   for (std::size_t i = 0; i < l.table.size(); ++i) (*table)[i] = static_cast<float>(value_of(l.table[i], l.output.frac));
   const integer_range range = l.input.code_range();  // as many codes as the table has entries
-  return bit_exact_kernel{fmt::format("{}: lookup table of {} entries", n.op_name(), table->size()),
+  return bit_exact_kernel{fmt::format("{}: lookup table of {} entries", n.op_name(), l.table.size()),
                           [lo = static_cast<double>(range.lo), hi = static_cast<double>(range.hi),
-                           scale = std::ldexp(1.0, l.input.frac), table](const kernel_args& args) {
+                           scale = std::ldexp(1.0, l.input.frac), in_registers = l.table.size() <= register_table_entries,
+                           table](const kernel_args& args) {
                             const tensor& v = args.input(0);
                             tensor& y = args.output(0);
                             thread_pool::shared_chunks(
                                 y.size(), args.threads, parallel_grain, [&](std::size_t first, std::size_t last, std::size_t) {
 #if MASE_DISPATCH
                                   const bool normal_float_scale = scale >= 0x1p-126 && scale <= 0x1p126;
+                                  if (normal_float_scale && in_registers && dispatch::chosen() >= dispatch::target::x86_64_v4)
+                                    return look_up_codes_avx512(v.data() + first, y.data() + first, last - first,
+                                                                static_cast<float>(scale), static_cast<float>(lo),
+                                                                static_cast<float>(hi), table->data());
                                   if (normal_float_scale && dispatch::chosen() >= dispatch::target::x86_64_v3)
                                     return look_up_codes_avx2(v.data() + first, y.data() + first, last - first,
                                                               static_cast<float>(scale), static_cast<float>(lo),
