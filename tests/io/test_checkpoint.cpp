@@ -168,6 +168,7 @@ mase::node_metadata rich_metadata(std::string_view op_name) {
   m.hardware.verilog_param.insert_or_assign("NAME", verilog_value(std::string("fc1")));
   m.hardware.dependence_files = {"linear/rtl/fixed_linear.sv", "common/rtl/join2.sv"};
   m.hardware.max_parallelism = {1, 2, 3, 4};
+  m.hardware.channels_last = true;
   return m;
 }
 
@@ -557,6 +558,8 @@ TEST_CASE("damaged .json text is a mase::error naming the node and field") {
              Contains("meta.common.mase_type") && Contains("unknown node kind \"layer\""));
   CHECK_THAT(error_for(replaced(good.json, R"("max_parallelism":[4,4,4,4])", R"("max_parallelism":[4,4,4])")),
              Contains("must list 4 integers, not 3"));
+  CHECK_THAT(error_for(replaced(good.json, R"("channels_last":false)", R"("channels_last":1)")),
+             Contains("meta.hardware.channels_last") && Contains("must be true or false, not number"));
   CHECK_THAT(error_for(replaced(good.json, R"("device_id":-1)", R"("device_id":4294967296)")),
              Contains("does not fit a 32-bit integer"));
   CHECK_THAT(error_for(replaced(good.json, R"("args":{})", R"("args":{"data_in_0":{"shape":[1,4],"precision":"fixed<8,9000>"}})")),

@@ -56,6 +56,7 @@ struct small_graph {
     m.hardware.verilog_param["PART"] = std::string("xcu250");
     m.hardware.dependence_files = {"linear_layers/fixed_linear.sv", "common/join2.sv"};
     m.hardware.max_parallelism = {2, 4, 8, 16};
+    m.hardware.channels_last = true;
   }
 };
 
@@ -131,13 +132,15 @@ TEST_CASE("to_string(hardware_meta) shows every field, verilog parameters of eve
         "  IND_A: [3, 1, 2]\n"
         "  PART: \"xcu250\"\n"
         "dependence_files: [linear_layers/fixed_linear.sv, common/join2.sv]\n"
-        "max_parallelism: [2, 4, 8, 16]\n");
+        "max_parallelism: [2, 4, 8, 16]\n"
+        "channels_last: true\n");
 
   const mase::hardware_meta defaults;
   const std::string text = mase::to_string(defaults);
   CHECK(contains(text, "module: None\n"));
   CHECK(contains(text, "interface: {}\n"));
   CHECK(contains(text, "verilog_param: {}\n"));
+  CHECK(contains(text, "channels_last: false\n"));
   CHECK(contains(text, "dependence_files: []\n"));
   CHECK(contains(text, "device_id: -1\n"));
 }

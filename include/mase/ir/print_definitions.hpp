@@ -173,6 +173,7 @@ MASE_COMPILED_INLINE void write_hardware(tree_writer& w, int depth, const hardwa
   w.entry(depth, "dependence_files", files + "]");
   w.entry(depth, "max_parallelism", fmt::format("[{}, {}, {}, {}]", h.max_parallelism[0], h.max_parallelism[1],
                                                 h.max_parallelism[2], h.max_parallelism[3]));
+  w.entry(depth, "channels_last", h.channels_last ? "true" : "false");
 }
 
 // `input_name` spells an input edge: its node's name with a graph, its id without one.

@@ -34,7 +34,7 @@
 //   <hardware> = {"is_implicit": false, "device_id": -1, "toolchain": "INTERNAL_RTL",
 //                 "module": "fixed_linear" | null, "interface": {"weight": {"storage": "BRAM", "transpose": false}},
 //                 "verilog_param": {"NAME": 8 | true | [1, 2] | "text"}, "dependence_files": ["..."],
-//                 "max_parallelism": [4, 4, 4, 4]}
+//                 "max_parallelism": [4, 4, 4, 4], "channels_last": false}
 //   <non-finite> = "inf" | "-inf" | "nan" (0x7ff8000000000000) | "nan:0x<16 hex digits>" (any other NaN)
 //
 // Finite doubles are JSON numbers in the shortest spelling that reads back to the same double
@@ -771,6 +771,7 @@ inline json put_hardware(const hardware_meta& h, std::string_view where) {
   for (std::size_t i = 0; i < h.dependence_files.size(); ++i)
     files.push_back(put_text(h.dependence_files[i], index_path(member_path(where, "dependence_files"), i)));
   j["max_parallelism"] = json(h.max_parallelism);
+  j["channels_last"] = h.channels_last;
   return j;
 }
 
@@ -946,7 +947,7 @@ inline software_meta get_software(const json& j, std::string_view where) {
 inline hardware_meta get_hardware(const json& j, std::string_view where) {
   object_at(j, where);
   only_fields(j, {"is_implicit", "device_id", "toolchain", "module", "interface", "verilog_param", "dependence_files",
-                  "max_parallelism"},
+                  "max_parallelism", "channels_last"},
               where);
   hardware_meta h;
   if (const json* v = field(j, "is_implicit")) h.is_implicit = get_bool(*v, member_path(where, "is_implicit"));
@@ -992,6 +993,7 @@ inline hardware_meta get_hardware(const json& j, std::string_view where) {
       fail(at, fmt::format("must list {} integers, not {}", h.max_parallelism.size(), v->size()));
     for (std::size_t i = 0; i < h.max_parallelism.size(); ++i) h.max_parallelism[i] = get_int((*v)[i], index_path(at, i));
   }
+  if (const json* v = field(j, "channels_last")) h.channels_last = get_bool(*v, member_path(where, "channels_last"));
   return h;
 }
 
