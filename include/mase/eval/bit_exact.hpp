@@ -166,7 +166,8 @@ template <class T>
 void cast_floating_sums(const T* acc, std::size_t count, const T* bias, std::size_t bias_step, floating_cast<T> c,
                         float* out) noexcept {
   // Two loops, so that the run's one bias is a broadcast: GCC 12's -O2 build vectorised the
-  // strided read bias[j * bias_step] as sixteen scalar loads (LeNet's first cast, 53 → 23 µs).
+  // strided read bias[j * bias_step] as sixteen scalar loads (its share of a bit-exact LeNet run
+  // fell from 11.7 to 5.0 %).
   if (bias_step == 0) {
     const T b = *bias;
     for (std::size_t j = 0; j < count; ++j) out[j] = c(acc[j] + b);
