@@ -2,6 +2,7 @@
 // Graphviz output (io/draw.hpp declares it): inline in the header-only mode, compiled once in
 // mase::compiled (src/checkpoint.cpp) otherwise.
 
+#include <mase/core/child_process.hpp>
 #include <mase/io/draw.hpp>
 
 // A unit that links mase::compiled gets these from the library; defining them again here would
@@ -18,11 +19,10 @@
 #include <string_view>
 #include <system_error>
 #include <vector>
-#include <fcntl.h>
-#include <spawn.h>
-#include <unistd.h>
 
 #include <sys/wait.h>
+#include <unistd.h>  // access
+
 #include <fmt/core.h>
 
 namespace mase {
@@ -67,8 +67,6 @@ MASE_COMPILED_INLINE std::string_view dot_fill_colour(node_kind k) {
   return "#ffffff";
 }
 
-MASE_COMPILED_INLINE std::string system_message(int code) { return std::system_category().message(code); }
-
 MASE_COMPILED_INLINE std::optional<std::filesystem::path> find_program(std::string_view program) {
   const char* path = std::getenv("PATH");
   if (path == nullptr) return std::nullopt;
@@ -92,35 +90,10 @@ MASE_COMPILED_INLINE std::string trim(std::string text) {
 
 MASE_COMPILED_INLINE int run_program(const std::filesystem::path& program, const std::vector<std::string>& args,
                                      const std::filesystem::path& stderr_file, const std::filesystem::path& target) {
-  std::vector<std::string> storage{program.string()};
-  storage.insert(storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : storage) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  if (const int rc = ::posix_spawn_file_actions_init(&actions); rc != 0)
-    throw error(fmt::format("cannot draw {}: {}", target.string(), system_message(rc)));
-  struct actions_guard {
-    posix_spawn_file_actions_t* a;
-    ~actions_guard() { ::posix_spawn_file_actions_destroy(a); }
-  } guard{&actions};
-  int rc = ::posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  if (rc == 0) rc = ::posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  if (rc == 0) rc = ::posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_file.c_str(), O_WRONLY | O_TRUNC, 0);
-  if (rc != 0) throw error(fmt::format("cannot draw {}: {}", target.string(), system_message(rc)));
-
-  pid_t pid = 0;
-  rc = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  if (rc != 0)
-    throw error(fmt::format("cannot draw {}: running {} failed: {}", target.string(), program.string(), system_message(rc)));
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR)
-      throw error(fmt::format("cannot draw {}: waiting for {} failed: {}", target.string(), program.string(),
-                              system_message(errno)));
-  }
-  return status;
+  std::vector<std::string> argv{program.string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_child(argv, {.input = "/dev/null", .output = "/dev/null", .errors = stderr_file},
+                   fmt::format("cannot draw {}", target.string()));
 }
 
 }  // namespace detail

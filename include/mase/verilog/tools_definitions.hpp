@@ -2,6 +2,7 @@
 // Running simulators and synthesis on an emitted project (verilog/tools.hpp declares it): inline in
 // the header-only mode, compiled once in mase::compiled (src/verilog.cpp) otherwise.
 
+#include <mase/core/child_process.hpp>
 #include <mase/core/project_folder.hpp>
 #include <mase/verilog/tools.hpp>
 
@@ -57,20 +58,19 @@ MASE_COMPILED_INLINE std::string tail(const std::string& text, std::size_t lines
   return at >= text.size() ? std::string() : text.substr(at + 1);
 }
 
-// Runs `command` in `dir`, its output to `log` (relative to dir); returns the exit status.
+// Runs `command` in `dir`, its output to `log` (relative to dir), in a process group that ends
+// with this process (core/child_process.hpp); returns the exit status.
 MASE_COMPILED_INLINE int run_in(const fs::path& dir, const std::string& command, const fs::path& log) {
   std::error_code ec;
   fs::create_directories(dir / log.parent_path(), ec);
   const std::string line =
       fmt::format("cd {} && ( {} ) > {} 2>&1", shell_quote(dir.string()), command, shell_quote(log.string()));
-  const int status = std::system(line.c_str());
-  return status == -1 ? -1 : WEXITSTATUS(status);
+  return run_shell(line, command.substr(0, command.find(' ')));
 }
 
 MASE_COMPILED_INLINE void require_tool(const char* program, const char* package) {
   const std::string probe = fmt::format("command -v {} > /dev/null 2>&1", program);
-  require(std::system(probe.c_str()) == 0,
-          "{} is not installed; install it with apt-get install {}", program, package);
+  require(run_shell(probe, program) == 0, "{} is not installed; install it with apt-get install {}", program, package);
 }
 
 MASE_COMPILED_INLINE std::string file_list(const std::vector<fs::path>& files, const fs::path& dir) {
@@ -191,13 +191,18 @@ MASE_COMPILED_INLINE synthesis_report synthesize(const fs::path& project) {
   std::string script = "read_verilog -defer -sv";
   for (const fs::path& f : detail::rtl_files(dir))
     if (f.filename() != "top.sv") script += fmt::format(" {}", fs::relative(f, dir).string());
-  script += "\nhierarchy -top top_core\nsynth_xilinx -flatten -top top_core\ntee -q -o reports/utilization.txt stat\n";
+  // The report is written under another name and renamed once yosys has finished: a run that
+  // fails or is killed leaves no report, never an old one that looks like this run's.
+  script += "\nhierarchy -top top_core\nsynth_xilinx -flatten -top top_core\ntee -q -o reports/utilization.txt.partial stat\n";
   std::error_code ec;
   fs::create_directories(dir / "reports", ec);
+  fs::remove(dir / "reports/utilization.txt", ec);
   detail::write_text(dir / "reports" / "synth.ys", script);
   if (detail::run_in(dir, "yosys -q -s reports/synth.ys", "reports/yosys.log") != 0)
     throw error(fmt::format("synthesize: yosys failed on {}:\n{}", dir.string(),
                             detail::tail(detail::read_all(dir / "reports/yosys.log"), 20)));
+  fs::rename(dir / "reports/utilization.txt.partial", dir / "reports/utilization.txt", ec);
+  if (ec) throw error(fmt::format("synthesize: yosys wrote no report in {}: {}", dir.string(), ec.message()));
   return read_synthesis_report(dir);
 }
 }  // namespace mase::verilog
