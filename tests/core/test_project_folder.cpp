@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -201,4 +203,52 @@ TEST_CASE("a folder mase may not write into is an error that changes nothing") {
   CHECK_THROWS_WITH(emit(dir, {{"a", "a"}}), Catch::Contains("cannot write into"));
   fs::permissions(dir, fs::perms::owner_all);
   CHECK(fs::is_empty(dir));
+}
+
+TEST_CASE("an output folder filled entry by entry is new, empty or its own, and only listed entries are replaced") {
+  const fs::path dir = fresh_folder("output_folder");
+  {
+    mase::output_folder out(dir / "search", "search", "search_test");
+    const fs::path journal = out.claim_file("trials.jsonl");
+    write_file(journal, "{}\n");
+    out.write("pareto/trial_1.toml", "one");
+    out.write("best.toml", "best");
+    CHECK(out.owns("pareto"));
+    CHECK(out.owns("pareto/trial_1.toml"));
+  }
+  const std::optional<mase::project_manifest> m = mase::read_project_manifest(dir / "search");
+  REQUIRE(m);
+  CHECK(m->kind == "search");
+  CHECK(m->files == std::set<std::string>{"best.toml", "pareto/trial_1.toml", "trials.jsonl"});
+  CHECK(m->folders == std::set<std::string>{"pareto"});
+
+  // The user's files beside and inside mase's: a second run keeps them, and refuses to write
+  // over one.
+  write_file(dir / "search" / "notes.txt", "the user's notes");
+  write_file(dir / "search" / "pareto" / "mine.toml", "the user's config");
+  {
+    mase::output_folder out(dir / "search", "search", "search_test");
+    out.write("best.toml", "better");
+    out.remove("pareto/trial_1.toml");
+    out.remove("pareto/mine.toml");  // not mase's: left alone
+    CHECK_THROWS_WITH(out.write("notes.txt", "mase's"), Catch::Contains("holds something mase did not write"));
+    CHECK_THROWS_WITH(out.claim_file("pareto/mine.toml"), Catch::Contains("holds something mase did not write"));
+  }
+  CHECK(read_file(dir / "search" / "notes.txt") == "the user's notes");
+  CHECK(read_file(dir / "search" / "pareto" / "mine.toml") == "the user's config");
+  CHECK(read_file(dir / "search" / "best.toml") == "better");
+  CHECK(!fs::exists(dir / "search" / "pareto" / "trial_1.toml"));
+
+  // A folder of the user's, or another kind's, is refused and left as it was.
+  write_file(dir / "users" / "best.toml", "the user's best");
+  const auto before = snapshot(dir / "users");
+  CHECK_THROWS_WITH(mase::output_folder(dir / "users", "search", "search_test"),
+                    Catch::Contains("is not empty and is not a folder mase wrote"));
+  CHECK(snapshot(dir / "users") == before);
+  CHECK_THROWS_WITH(mase::output_folder(dir / "search", "verilog", "emit_test"),
+                    Catch::Contains("holds a mase search project, not a verilog output"));
+  // An empty folder is taken.
+  fs::create_directories(dir / "empty");
+  CHECK_NOTHROW(mase::output_folder(dir / "empty", "search", "search_test"));
+  CHECK(fs::exists(dir / "empty" / mase::project_marker_name));
 }

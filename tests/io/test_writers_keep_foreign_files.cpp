@@ -75,17 +75,43 @@ TEST_CASE("export_checkpoint writes only its pair and replaces it whole") {
   CHECK(mase::from_checkpoint(dir / "model") == g);
 
   // A failed save (one name of the pair taken by a folder) changes neither file of the pair:
-  // the other file is not replaced either.
+  // the other file, an earlier checkpoint's, is not replaced either.
   for (const std::string taken : {"other.safetensors", "other.json"}) {
     const std::string kept = taken == "other.json" ? "other.safetensors" : "other.json";
-    write_file(dir / kept, "the user's " + kept);
+    const std::string earlier = read_file(dir / (taken == "other.json" ? "model.safetensors" : "model.json"));
+    write_file(dir / kept, earlier);
     fs::create_directory(dir / taken);
     CHECK_THROWS_WITH(mase::export_checkpoint(g, dir / "other"), Catch::Contains(taken));
-    CHECK(read_file(dir / kept) == "the user's " + kept);
+    CHECK(read_file(dir / kept) == earlier);
     fs::remove(dir / kept);
     fs::remove(dir / taken);
   }
   check_only(dir, {"model.json", "model.safetensors"});
+}
+
+TEST_CASE("export_checkpoint replaces only a checkpoint mase wrote, and refuses a folder for a stem") {
+  const fs::path dir = folder_with_foreign_files("checkpoint_foreign");
+  const mase::graph g = small_graph();
+  // The user's files at either name of the pair: an ONNX model kept as model.json, a TOML config
+  // kept as cfg.safetensors. Each is refused before any file is written.
+  write_file(dir / "model.json", "\x08\x07\x12\x07pytorch");
+  CHECK_THROWS_WITH(mase::export_checkpoint(g, dir / "model"),
+                    Catch::Contains("model.json exists and is not a checkpoint mase wrote"));
+  write_file(dir / "cfg.safetensors", "[passes.quantize]\nname = \"integer\"\n");
+  CHECK_THROWS_WITH(mase::export_checkpoint(g, dir / "cfg"),
+                    Catch::Contains("cfg.safetensors exists and is not a checkpoint mase wrote"));
+  check_only(dir, {"model.json", "cfg.safetensors"});
+  CHECK(read_file(dir / "model.json") == "\x08\x07\x12\x07pytorch");
+  // A stem that names a folder would give hidden files (".json").
+  CHECK_THROWS_WITH(mase::export_checkpoint(g, dir / ""), Catch::Contains("names a folder, not a checkpoint stem"));
+  CHECK_THROWS_WITH(mase::export_checkpoint(g, dir / "."), Catch::Contains("names a folder, not a checkpoint stem"));
+  check_only(dir, {"model.json", "cfg.safetensors"});
+  // mase's own pair is replaced, whichever layout its .json has.
+  mase::export_checkpoint(g, dir / "mine");
+  CHECK_NOTHROW(mase::check_checkpoint_stem(dir / "mine"));
+  mase::export_checkpoint(g, dir / "mine");
+  CHECK(mase::from_checkpoint(dir / "mine") == g);
+  check_only(dir, {"model.json", "cfg.safetensors", "mine.json", "mine.safetensors"});
 }
 
 TEST_CASE("draw writes only its file") {

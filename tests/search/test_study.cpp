@@ -181,6 +181,31 @@ TEST_CASE("a journal cut anywhere resumes to the same study, running only the mi
   CHECK(ran == 0);
 }
 
+TEST_CASE("a search resumed with fewer trials than its journal holds keeps them all: its front is the journal's") {
+  const graph g = small_mlp();
+  const search_space space = widths_space(g);
+  const evaluation_data data = small_data();
+  const std::filesystem::path path = scratch("fewer.jsonl");
+  tpe_sampler first;
+  const search_options options{.trials = 16, .jobs = 2, .batch_size = 4, .seed = 3, .journal = path};
+  const study complete = run_search(g, space, first, agreement_and_bits(), data, options);
+
+  std::size_t ran = 0;
+  search_options fewer = options;
+  fewer.trials = 6;
+  fewer.on_trial = [&](const study&, const trial&) { ++ran; };
+  tpe_sampler second;
+  const study resumed = run_search(g, space, second, agreement_and_bits(), data, fewer);
+  CHECK(ran == 0);
+  REQUIRE(resumed.trials.size() == 16);
+  for (std::size_t i = 0; i < 16; ++i) {
+    CHECK(resumed.trials[i].number == i);
+    CHECK(resumed.trials[i].choices == complete.trials[i].choices);
+  }
+  CHECK(resumed.pareto_front() == complete.pareto_front());
+  CHECK(resumed.best() == complete.best());
+}
+
 TEST_CASE("a journal from another search is refused and left as it was") {
   const graph g = small_mlp();
   const search_space space = widths_space(g);

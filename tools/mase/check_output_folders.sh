@@ -11,20 +11,49 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 digest() { (cd "$1" && find . -type f -o -type l | LC_ALL=C sort | while read -r f; do
   if [ -L "$f" ]; then echo "link $f -> $(readlink "$f")"; else sha256sum "$f"; fi; done); }
 
-# expect_refused NAME DIR_TO_WATCH EXIT_REGEX COMMAND...: the command exits 1 with a message
-# matching the regex, and DIR_TO_WATCH is unchanged.
-expect_refused() {
-  local name="$1" watch="$2" regex="$3"
-  shift 3
+# expect_status NAME DIR_TO_WATCH STATUS REGEX COMMAND...: the command exits with STATUS and a
+# message matching the regex, and DIR_TO_WATCH is unchanged.
+expect_status() {
+  local name="$1" watch="$2" expected="$3" regex="$4"
+  shift 4
   local before after output status failed_before=$failures
   before="$(digest "$watch")"
   output="$("$@" 2>&1)"
   status=$?
   after="$(digest "$watch")"
-  [ "$status" -eq 1 ] || fail "$name: exit status $status, expected 1; output: $output"
+  [ "$status" -eq "$expected" ] || fail "$name: exit status $status, expected $expected; output: $output"
   [[ "$output" =~ $regex ]] || fail "$name: output does not match '$regex': $output"
   [ "$before" == "$after" ] || fail "$name: the folder changed:"$'\n'"$(diff <(echo "$before") <(echo "$after"))"
   [ "$failures" -eq "$failed_before" ] || return 1
+  echo "ok: $name"
+}
+# expect_refused NAME DIR_TO_WATCH REGEX COMMAND...: an error (exit 1), the folder unchanged.
+expect_refused() {
+  local name="$1" watch="$2" regex="$3"
+  shift 3
+  expect_status "$name" "$watch" 1 "$regex" "$@"
+}
+
+# The digest of the files in DIR that mase did not write (not the marker, nor a file it lists).
+user_digest() {
+  local marker="$1/.mase-project"
+  digest "$1" | while read -r sum file; do
+    [ "$file" == "./.mase-project" ] && continue
+    [ -f "$marker" ] && grep -qxF "file ${file#./}" "$marker" && continue
+    echo "$sum $file"
+  done | LC_ALL=C sort
+}
+
+# expect_kept NAME DIR COMMAND...: the command succeeds, and every file of DIR that mase did not
+# write is byte for byte what it was (the command may add and replace its own).
+expect_kept() {
+  local name="$1" dir="$2"
+  shift 2
+  local before output missing
+  before="$(user_digest "$dir")"
+  output="$("$@" 2>&1)" || { fail "$name: the command failed: $output"; return 1; }
+  missing="$(LC_ALL=C comm -23 <(echo "$before") <(digest "$dir" | sed 's/  / /' | LC_ALL=C sort))"
+  [ -z "$missing" ] || { fail "$name: files of the user's changed or went missing:"$'\n'"$missing"; return 1; }
   echo "ok: $name"
 }
 
@@ -92,6 +121,100 @@ before="$(digest "$work/run_beside")"
 after="$(cd "$work/run_beside" && rm y.npy && cd .. && digest "$work/run_beside")"
 [ "$before" == "$after" ] || fail "run -o . changed the user's files"
 echo "ok: run -o . beside the user's files"
+
+# --- mase search: --out is new, empty, or a search mase wrote; no input lies among its outputs ---
+search_space() {  # a small search over the MLP: agreement against the float model, no labels
+  cat > "$1" <<'TOML'
+[search.search_space]
+name = "graph/quantize/mixed_precision_ptq"
+[search.search_space.setup]
+by = "type"
+[search.search_space.seed.default.config]
+name = ["integer"]
+data_in_width = [6, 8]
+data_in_frac_width = ["NA"]
+weight_width = [4, 8]
+weight_frac_width = ["NA"]
+bias_width = [8]
+bias_frac_width = ["NA"]
+[search.strategy]
+name = "optuna"
+[search.strategy.sw_runner.basic_evaluation]
+[search.strategy.hw_runner.average_bitwidth]
+compare_to = 32
+[search.strategy.setup]
+n_trials = 4
+sampler = "random"
+seed = 1
+[search.strategy.metrics]
+agreement.direction = "maximize"
+average_bitwidth.direction = "minimize"
+TOML
+}
+search_in() { "$mase" search "$model" -d x="$input" -j 1 "$@"; }
+refused_search="is not empty and is not a folder mase wrote"
+
+# The search's own config as --out/best.toml (the original loss: it replaced its config).
+mkdir -p "$work/search_same" && search_space "$work/search_same/best.toml"
+expect_refused "search --config OUT/best.toml --out OUT" "$work/search_same" "is one of mase search's inputs" \
+  search_in -c "$work/search_same/best.toml" -o "$work/search_same"
+
+# A folder of the user's holding files named as a search's outputs, without a journal.
+mkdir -p "$work/search_user/pareto" && search_space "$work/search_user/space.toml"
+echo "the user's best" > "$work/search_user/best.toml" && echo "a,b" > "$work/search_user/pareto.csv"
+echo "the user's trial" > "$work/search_user/pareto/trial_99.toml"
+expect_refused "search --out A_FOLDER_OF_THE_USERS" "$work/search_user" "$refused_search" \
+  search_in -c "$work/search_user/space.toml" -o "$work/search_user"
+
+# A search folder mase wrote, with files the user added beside and inside its outputs' folder: a
+# second search there keeps them; its config and data kept inside the folder stay untouched.
+mkdir -p "$work/search_mine" && search_space "$work/search_mine.toml"
+search_in -c "$work/search_mine.toml" -o "$work/search_mine" > /dev/null 2>&1 || fail "search into a new folder"
+echo "the user's notes" > "$work/search_mine/notes.txt" && echo "mine" > "$work/search_mine/pareto/trial_mine.toml"
+cp "$work/search_mine.toml" "$work/search_mine/space.toml" && mkdir -p "$work/search_mine/data" &&
+  cp "$input" "$work/search_mine/data/x.pb"
+expect_kept "search again into its folder, beside the user's files" "$work/search_mine" \
+  "$mase" search "$model" -d x="$work/search_mine/data/x.pb" -c "$work/search_mine/space.toml" -n 6 \
+  -o "$work/search_mine"
+# … but an input among the files it writes there is refused (a search config saved over best.toml).
+cp "$work/search_mine.toml" "$work/search_mine/best.toml"
+expect_refused "search --config OUT/best.toml (once mase's) --out OUT" "$work/search_mine" "is one of mase search's inputs" \
+  search_in -c "$work/search_mine/best.toml" -o "$work/search_mine"
+# A hardware project is not a search folder, nor the reverse.
+expect_refused "search --out A_HARDWARE_PROJECT" "$work/real" "holds a mase verilog project" \
+  search_in -c "$work/search_mine.toml" -o "$work/real"
+expect_refused "emit-verilog --out A_SEARCH_FOLDER" "$work/search_mine" "holds a mase search project" \
+  "$mase" emit-verilog "$model" -c "$config" -n 1 -o "$work/search_mine"
+
+# --- mase quantize: the checkpoint never lands on an input or a file mase did not write ---
+user_folder "$work/quantize"
+cp "$config" "$work/quantize/cfg.json" && cp "$model" "$work/quantize/m.json"
+(cd "$work/quantize" && expect_refused "quantize -c cfg.json -o cfg" "$work/quantize" "would overwrite" \
+  "$mase" quantize model.onnx -c cfg.json -o cfg) || failures=$((failures + 1))
+(cd "$work/quantize" && expect_refused "quantize m.json -o m" "$work/quantize" "would overwrite" \
+  "$mase" quantize m.json -c q.toml -o m) || failures=$((failures + 1))
+cp "$work/quantize/notes.txt" "$work/quantize/notes.json"
+(cd "$work/quantize" && expect_refused "quantize -o notes (a file of the user's named notes.json)" "$work/quantize" \
+  "notes.json exists and is not a checkpoint mase wrote" \
+  "$mase" quantize model.onnx -c q.toml -o notes) || failures=$((failures + 1))
+(cd "$work/quantize" && expect_status "quantize -o FOLDER/" "$work/quantize" 2 "takes a checkpoint stem" \
+  "$mase" quantize model.onnx -c q.toml -o sub/) || failures=$((failures + 1))
+(cd "$work/quantize" && expect_status "quantize -o ''" "$work/quantize" 2 "takes a checkpoint stem" \
+  "$mase" quantize model.onnx -c q.toml -o "") || failures=$((failures + 1))
+expect_kept "quantize twice onto its own checkpoint" "$work/quantize" \
+  bash -c "cd \"$work/quantize\" && \"$mase\" quantize model.onnx -c q.toml -o ckpt && \"$mase\" quantize model.onnx -c q.toml -o ckpt"
+
+# --- mase draw: the drawing never replaces the model ---
+user_folder "$work/draw" && cp "$model" "$work/draw/model.dot"
+(cd "$work/draw" && expect_refused "draw model.dot -o model.dot" "$work/draw" "would overwrite" \
+  "$mase" draw model.dot -o model.dot) || failures=$((failures + 1))
+
+# --- emit-verilog: its config and stimulus inside the project it replaces stay untouched ---
+"$mase" emit-verilog "$model" -c "$config" -n 1 -o "$work/emit_inputs" > /dev/null 2>&1 || fail "emit-verilog"
+cp "$config" "$work/emit_inputs/q.toml" && cp "$input" "$work/emit_inputs/x.pb"
+expect_kept "emit-verilog -c PROJECT/q.toml -i x=PROJECT/x.pb -o PROJECT" "$work/emit_inputs" \
+  "$mase" emit-verilog "$model" --input-shape x=1,784 -c "$work/emit_inputs/q.toml" -i x="$work/emit_inputs/x.pb" \
+  -o "$work/emit_inputs"
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures check(s) failed"

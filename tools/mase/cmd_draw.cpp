@@ -12,7 +12,8 @@
 namespace mase_cli {
 
 int run_draw(const draw_options& o) {
-  const loaded_model model = load_model(o.model, o.input_shapes, o.raise);
+  refuse_outputs_over_inputs("draw", {o.output}, {o.model}, "output file (-o)");
+  const loaded_model model = load_model(o.model, o.input_shapes, o.raise, {}, false, "");
   // With shapes when they can be inferred (each box then shows its result's shape).
   mase::graph g = model.graph;
   try {

@@ -21,27 +21,16 @@ mase::eval_mode mode_from(const std::string& text) {
   throw usage_error(fmt::format("--mode must be float, fake-quant or bit-exact, not \"{}\"", text));
 }
 
-// The files mase was given to read: the model, every --input file and --config. An output that
-// would land on one of them is refused before anything runs (writing -o . next to x.npy for an
-// output named x would replace the input otherwise).
-void refuse_overwriting_inputs(const run_options& o, const std::vector<fs::path>& outputs) {
-  std::vector<fs::path> read_files = {o.model};
-  for (const std::string& text : o.inputs) read_files.emplace_back(split_assignment(text, "--input").second);
-  if (o.config) read_files.push_back(*o.config);
-  for (const fs::path& out : outputs)
-    for (const fs::path& in : read_files) {
-      std::error_code ec;
-      if (fs::equivalent(out, in, ec))
-        throw mase::error(fmt::format("the output {} would overwrite {}, which mase run reads; choose another output "
-                                      "folder (-o)",
-                                      out.string(), in.string()));
-    }
-}
-
 }  // namespace
 
 int run_run(const run_options& o) {
-  const mase::eval_mode mode = mode_from(o.mode);
+  // A config without --mode runs MASE's own software semantics (fake-quant), and says so: the
+  // float run would ignore the config.
+  if (o.config && o.mode.empty())
+    fmt::print(stderr, "mase run: --config without --mode: evaluating fake-quant (MASE's software semantics); give "
+                       "--mode bit-exact for the fixed-point hardware's arithmetic, or --mode float to ignore the "
+                       "config\n");
+  const mase::eval_mode mode = mode_from(o.mode.empty() ? (o.config ? "fake-quant" : "float") : o.mode);
   if (mode != mase::eval_mode::float32 && !o.config)
     throw usage_error(fmt::format("--mode {} needs --config Q.toml: without a quantization config every format is "
                                   "float32",
@@ -70,7 +59,12 @@ int run_run(const run_options& o) {
       outputs.push_back(tensor_file_path(o.output_dir, batches.size() == 1 ? port.onnx_name
                                                                             : fmt::format("{}_{}", port.onnx_name, k),
                                          o.format));
-  refuse_overwriting_inputs(o, outputs);
+  // The files mase was given to read: an output that would land on one of them is refused before
+  // anything runs (-o . next to x.npy for an output named x would replace the input otherwise).
+  std::vector<fs::path> read_files = assigned_files(o.inputs, "--input");
+  read_files.push_back(o.model);
+  if (o.config) read_files.push_back(*o.config);
+  refuse_outputs_over_inputs("run", outputs, read_files, "output folder (-o)");
 
   std::error_code ec;
   fs::create_directories(o.output_dir, ec);

@@ -82,7 +82,7 @@ inline bool reached_without_links(const fs::path& root, const std::string& entry
 
 inline std::string manifest_text(const project_manifest& m) {
   std::string text = fmt::format("mase-project 1\nmase {}\nkind {}\n", mase::version, m.kind);
-  text += "# What mase wrote here. Replacing this project removes these entries and nothing else.\n";
+  text += "# What mase wrote here: mase replaces or removes these entries and nothing else.\n";
   for (const std::string& f : m.files) text += fmt::format("file {}\n", f);
   for (const std::string& f : m.folders) text += fmt::format("folder {}\n", f);
   for (const std::string& f : m.work_folders) text += fmt::format("work {}\n", f);
@@ -347,6 +347,132 @@ private:
   std::optional<project_manifest> previous_;
   std::vector<std::filesystem::path> created_;
   bool published_ = false;
+};
+
+// A folder that mase fills entry by entry while it runs (a search's output: its journal grows
+// trial by trial, its front's files are written at the end), under the same rules as a project:
+// new, empty, or one mase wrote before with the same kind; anything else is refused before
+// anything is touched. Every entry is listed in the marker before it is written, so a process
+// killed at any point leaves a folder the next run recognises. Only listed entries are ever
+// replaced or removed; a user's file in the way of one is refused, never overwritten.
+//   output_folder out(dir, "search", "mase search");
+//   out.write("best.toml", text);       // atomically, listed first
+//   out.remove("pareto/trial_3.toml");  // only if mase wrote it
+class output_folder {
+public:
+  output_folder(const std::filesystem::path& folder, std::string kind, std::string who)
+      : kind_(std::move(kind)), who_(std::move(who)) {
+    namespace fs = std::filesystem;
+    if (folder.empty()) throw error(fmt::format("{}: give the output folder", who_));
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(folder, ec);
+    if (ec) throw error(fmt::format("{}: cannot resolve {}: {}", who_, folder.string(), ec.message()));
+    const fs::file_status status = fs::status(absolute, ec);  // follows a link to a folder
+    if (fs::exists(status)) {
+      if (!fs::is_directory(status))
+        throw error(fmt::format("{}: {} exists and is not a folder; give a new or empty folder", who_, folder.string()));
+      root_ = fs::canonical(absolute, ec);
+      if (ec) throw error(fmt::format("{}: cannot resolve {}: {}", who_, folder.string(), ec.message()));
+      const std::optional<project_manifest> previous = read_project_manifest(root_);
+      if (previous && previous->kind != kind_)
+        throw error(fmt::format("{}: {} holds a mase {} project, not a {} output; give another folder", who_,
+                                folder.string(), previous->kind, kind_));
+      if (!previous && !fs::is_empty(root_, ec))
+        throw error(fmt::format("{}: {} is not empty and is not a folder mase wrote (it holds {}); mase writes only "
+                                "into a new or empty folder, or one it wrote before (marked by its {} file). Nothing "
+                                "was changed; give a new or empty folder",
+                                who_, folder.string(), project_detail::some_entries(root_), project_marker_name));
+      manifest_ = previous.value_or(project_manifest{.kind = kind_});
+      write_marker();  // fails here, before anything else, in a folder mase cannot write
+    } else {
+      if (!fs::create_directories(absolute, ec) && ec)
+        throw error(fmt::format("{}: cannot create the folder {}: {}", who_, folder.string(), ec.message()));
+      root_ = fs::canonical(absolute, ec);
+      if (ec) throw error(fmt::format("{}: cannot resolve {}: {}", who_, folder.string(), ec.message()));
+      manifest_.kind = kind_;
+      write_marker();
+    }
+  }
+
+  const std::filesystem::path& folder() const noexcept { return root_; }
+  const project_manifest& manifest() const noexcept { return manifest_; }
+  // Whether mase wrote `entry` here (a path relative to the folder, '/' separators).
+  bool owns(const std::string& entry) const { return manifest_.files.contains(entry) || manifest_.folders.contains(entry); }
+
+  // Lists the file `entry` as mase's and returns its path, for a writer of its own (the journal);
+  // refused when something mase did not write is there.
+  std::filesystem::path claim_file(const std::string& entry) {
+    namespace fs = std::filesystem;
+    check_entry(entry);
+    std::error_code ec;
+    for (fs::path parent = fs::path(entry).parent_path(); !parent.empty(); parent = parent.parent_path())
+      claim_folder(parent.generic_string());
+    const fs::file_status there = fs::symlink_status(root_ / entry, ec);
+    if (!manifest_.files.contains(entry)) {
+      if (fs::exists(there)) throw in_the_way(entry);
+      manifest_.files.insert(entry);
+      write_marker();
+    } else if (fs::exists(there) && !fs::is_regular_file(there)) {
+      throw in_the_way(entry);
+    }
+    return root_ / entry;
+  }
+
+  // Lists the folder `entry` as mase's and creates it (a folder already there is used as it is:
+  // mase removes from it only what it lists).
+  std::filesystem::path claim_folder(const std::string& entry) {
+    namespace fs = std::filesystem;
+    check_entry(entry);
+    const fs::path p = root_ / entry;
+    std::error_code ec;
+    const fs::file_status there = fs::symlink_status(p, ec);
+    if (fs::exists(there) && !fs::is_directory(there)) throw in_the_way(entry);
+    if (!manifest_.folders.contains(entry)) {
+      if (fs::exists(there) && !fs::is_empty(p, ec)) throw in_the_way(entry);
+      manifest_.folders.insert(entry);
+      write_marker();
+    }
+    if (!fs::exists(there) && !fs::create_directory(p, ec) && ec)
+      throw error(fmt::format("{}: cannot create {}: {}", who_, p.string(), ec.message()));
+    return p;
+  }
+
+  // Writes the file `entry` atomically (write_file_atomically), listed first.
+  void write(const std::string& entry, std::string_view text) { write_file_atomically(claim_file(entry), text); }
+
+  // Removes the file `entry` if mase wrote it; anything else is left alone.
+  void remove(const std::string& entry) {
+    if (!manifest_.files.contains(entry) || !project_detail::reached_without_links(root_, entry)) return;
+    std::error_code ec;
+    std::filesystem::remove(root_ / entry, ec);
+    if (ec) throw error(fmt::format("{}: cannot remove {}: {}", who_, (root_ / entry).string(), ec.message()));
+    manifest_.files.erase(entry);
+    write_marker();
+  }
+
+private:
+  void check_entry(const std::string& entry) const {
+    if (!project_detail::is_safe_entry(entry) || !project_detail::reached_without_links(root_, entry))
+      throw in_the_way(entry);
+  }
+
+  error in_the_way(const std::string& entry) const {
+    return error(fmt::format("{}: cannot write {}: {} holds something mase did not write there (or a link); nothing "
+                             "of it was changed. Move it away, or give another output folder",
+                             who_, entry, (root_ / entry).string()));
+  }
+
+  void write_marker() const {
+    try {
+      write_file_atomically(root_ / project_marker_name, project_detail::manifest_text(manifest_));
+    } catch (const error& e) {
+      throw error(fmt::format("{}: cannot write into {}: {}", who_, root_.string(), e.what()));
+    }
+  }
+
+  std::string kind_, who_;
+  std::filesystem::path root_;
+  project_manifest manifest_;
 };
 
 }  // namespace mase

@@ -54,7 +54,7 @@ struct objective_info {
 struct study {
   search_space space;
   std::vector<objective_info> objectives;
-  std::vector<trial> trials;  // by trial number, those resumed from a journal included
+  std::vector<trial> trials;  // by trial number: every trial of the journal, those this run did not reach included
   range_table ranges;         // what "NA" fraction widths were derived from
   graph base;                 // the searched graph with its common metadata: what every trial quantized
   double sampler_seconds = 0;  // time spent choosing points, this run
@@ -101,7 +101,7 @@ struct study {
 };
 
 struct search_options {
-  std::size_t trials = 100;      // in all, those resumed from the journal included
+  std::size_t trials = 100;      // in all, those resumed from the journal included (a journal holding more keeps them)
   std::size_t jobs = 1;          // threads; 0: one per core
   std::size_t batch_size = 8;    // points asked for at once (results depend on it, not on jobs)
   std::uint64_t seed = 0;
@@ -154,6 +154,8 @@ public:
     evaluator float_model(base_);
     const std::span<const tensor> out = float_model.run(data.inputs);
     float_outputs_.assign(out.begin(), out.end());
+    if (!data.labels.empty() && !out.empty() && out[0].rank() == 2)  // [samples, classes], what accuracy reads
+      check_labels(data.labels, out[0].shape()[0], out[0].shape()[1], "search: the labels");
     ranges_ = measure_ranges(base_, data.calibration.empty() ? data.inputs : data.calibration);
   }
 
@@ -274,6 +276,12 @@ public:
   }
 
   std::size_t batch_size() const override { return options_.batch_size; }
+  // The journal's trials this run did not reach (a resumed search given fewer trials than the
+  // journal holds): they are still the search's, so its front and best follow the whole journal.
+  void keep_unreached() {
+    for (auto& [number, t] : recovered_)
+      if (number >= next_) result_.trials.push_back(t);
+  }
   std::size_t budget_left() const override {
     if (options_.timeout_seconds &&
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count() > *options_.timeout_seconds)
@@ -380,6 +388,7 @@ inline study run_search_with(const graph& g, const search_space& space, sampler&
     at += count;
   }
   strategy.drive(space, batches);
+  batches.keep_unreached();
   std::sort(result.trials.begin(), result.trials.end(),
             [](const trial& a, const trial& b) { return a.number < b.number; });
   return result;

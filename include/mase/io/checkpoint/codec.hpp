@@ -1240,6 +1240,7 @@ void export_checkpoint(const std::type_identity_t<Graph>& g, const std::filesyst
   try {
     // Everything that can be refused is refused here, before any file is touched.
     const checkpoint_plan plan = checkpoint_codec<Graph>::plan(g);
+    check_checkpoint_stem(stem);
     // Both files are complete on disk before either replaces anything, so a failure (a full
     // disk, a folder in the way) leaves any previous pair exactly as it was.
     streamed_file weights(with_suffix(stem, ".safetensors"));
@@ -1250,11 +1251,6 @@ void export_checkpoint(const std::type_identity_t<Graph>& g, const std::filesyst
     streamed_file graph_file(with_suffix(stem, ".json"));
     graph_file.write(text.data(), text.size());
     graph_file.finish();
-    for (const std::filesystem::path& p : {with_suffix(stem, ".safetensors"), with_suffix(stem, ".json")})
-      if (std::filesystem::is_directory(p))
-        throw error(fmt::format("{} is a folder; give the checkpoint a stem whose .json and .safetensors names are "
-                                "free or hold a previous checkpoint",
-                                p.string()));
     weights.rename_into_place();
     graph_file.rename_into_place();
   } catch (const error& e) {

@@ -1,0 +1,28 @@
+# A search resumed with fewer trials than its journal holds keeps the whole journal's front: every
+# derived file (pareto.csv, best.toml, pareto/) is byte for byte what it was, and the run says it
+# resumed them all.
+#   cmake -DARGS="mase|search|…|--trials|20" -DOUT=dir -P check_search_resume_fewer.cmake
+string(REPLACE "|" ";" command "${ARGS}")
+file(GLOB configs RELATIVE "${OUT}" "${OUT}/pareto/*.toml")
+set(files pareto.csv best.toml ${configs})
+foreach(f IN LISTS files)
+  file(SHA256 "${OUT}/${f}" "before_${f}")
+endforeach()
+execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "the resumed search failed (${rc}):\n${out}${err}")
+endif()
+if(NOT out MATCHES "40 trials \\(0 run now[^;]*; 40 resumed from")
+  message(FATAL_ERROR "the resumed search did not keep the journal's 40 trials:\n${out}")
+endif()
+file(GLOB after RELATIVE "${OUT}" "${OUT}/pareto/*.toml")
+if(NOT after STREQUAL configs)
+  message(FATAL_ERROR "pareto/ changed: ${configs} before, ${after} after")
+endif()
+foreach(f IN LISTS files)
+  file(SHA256 "${OUT}/${f}" hash)
+  if(NOT hash STREQUAL "${before_${f}}")
+    message(FATAL_ERROR "${f} changed when the search was resumed with fewer trials")
+  endif()
+endforeach()
+message(STATUS "the front, best.toml and pareto.csv follow the whole journal")
