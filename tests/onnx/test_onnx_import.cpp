@@ -327,7 +327,8 @@ TEST_CASE("import errors name the file, node, op and the fix") {
     m.output("y");
     CHECK(message_of([&] { (void)m.import(); }) ==
           "test.onnx: graph input \"x\" has a symbolic dimension \"batch\"; give its shape "
-          "(import_options::input_shapes or data_shapes; mase --input-shape x=… or --input x=FILE)");
+          "(import_options::input_shapes or data_shapes)");
+    CHECK_THROWS_AS(m.import(), mase::onnx::unsized_input);
     import_options options;
     options.input_shapes.insert_or_assign("x", mase::shape{5, 3});
     const auto model = m.import(options);
@@ -518,12 +519,35 @@ TEST_CASE("symbolic dimensions take their sizes from the data given for the inpu
           "test.onnx: graph input \"x\" has rank 2 in the model ([batch, 3]), but the data given for it has shape "
           "[5]");
   }
-  SECTION("input_shapes wins over the data; names that are not inputs are left to the caller") {
+  SECTION("input_shapes wins over the data") {
     options.input_shapes.insert_or_assign("x", mase::shape{7, 3});
     options.input_shapes.insert_or_assign("z", mase::shape{7, 3});
     options.data_shapes.insert_or_assign("x", mase::shape{5, 4});
-    options.data_shapes.insert_or_assign("w", mase::shape{1});
     CHECK(m.import(options).graph.at("x").as<mase::op::placeholder>().shape == mase::shape{7, 3});
+  }
+  SECTION("a name that is no graph input is refused as such, before the symbolic dimension it leaves unsized") {
+    options.data_shapes.insert_or_assign("w", mase::shape{5, 3});
+    try {
+      (void)m.import(options);
+      FAIL("no error");
+    } catch (const mase::onnx::unknown_input& e) {
+      CHECK(std::string(e.what()) ==
+            "test.onnx: data_shapes names \"w\", which is not a graph input; the graph inputs are x, z");
+      CHECK(e.name == "w");
+      CHECK(e.graph_inputs == std::vector<std::string>{"x", "z"});
+      CHECK(e.in_data_shapes);
+    }
+    import_options shapes;
+    shapes.input_shapes.insert_or_assign("y", mase::shape{5, 3});
+    CHECK(message_of([&] { (void)m.import(shapes); }) ==
+          "test.onnx: input_shapes names \"y\", which is not a graph input; the graph inputs are x, z");
+  }
+  SECTION("a given shape replaces the file's sizes, not its rank") {
+    options.input_shapes.insert_or_assign("x", mase::shape{7});
+    options.input_shapes.insert_or_assign("z", mase::shape{7, 3});
+    CHECK(message_of([&] { (void)m.import(options); }) ==
+          "test.onnx: graph input \"x\": the shape given for it, [7], has 1 dimension, and the model declares 2 "
+          "([batch, 3]); give all 2");
   }
 }
 

@@ -49,7 +49,7 @@ struct run_options {
   bool raise = false;
   std::vector<std::string> inputs;  // NAME=FILE, repeated for several runs
   std::optional<fs::path> config;
-  std::string mode = "float";  // float | fake-quant | bit-exact
+  std::string mode;            // float | fake-quant | bit-exact; empty: fake-quant with a config, else float
   fs::path output_dir;
   std::string format = "pb";  // pb | npy
   std::size_t jobs = 0;       // evaluator threads; 0: one per core
@@ -148,8 +148,17 @@ struct loaded_model {
 // dimensions their sizes (import_options::data_shapes), and a file whose shape contradicts the
 // model is an error naming it. With `one_sample`, the model is imported for one sample of each
 // file (its leading dimension 1): a design streams the files' samples one after another.
+// `data_option` is the command's option for the files (--input, --data), named in messages;
+// empty for a command without one.
 loaded_model load_model(const fs::path& file, const std::vector<std::string>& input_shapes, bool raise,
-                        const std::vector<std::string>& inputs = {}, bool one_sample = false);
+                        const std::vector<std::string>& inputs = {}, bool one_sample = false,
+                        std::string_view data_option = "--input");
+// Refuses (mase::error) an output file that is one of the command's inputs, the same file by any
+// path or link: `command` and `option` (the output's flag) name them in the message.
+void refuse_outputs_over_inputs(std::string_view command, const std::vector<fs::path>& outputs,
+                                const std::vector<fs::path>& inputs, std::string_view option);
+// The files of NAME=FILE options.
+std::vector<fs::path> assigned_files(const std::vector<std::string>& assignments, std::string_view option);
 // raise_granularity in place, as a plain function (what backend_test_options::transform takes).
 void raise_in_place(mase::graph& g);
 

@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <iostream>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -52,8 +54,14 @@ int run_emit_verilog(const emit_verilog_options& o) {
                "data_out_frac_width in the node's config to choose them):\n{}",
                q.derived_formats);
 
+  // The tools' steps take seconds to minutes: each says on stderr that it started.
+  const auto starting = [](std::string_view what) {
+    std::fflush(stdout);
+    fmt::print(stderr, "mase emit-verilog: {}\n", what);
+  };
   int status = 0;
   if (o.lint) {
+    starting("linting with verilator --lint-only -Wall");
     const std::string warnings = mase::verilog::lint(emitted.project_dir);
     fmt::print("lint (verilator --lint-only -Wall): {}\n", warnings.empty() ? "clean" : "warnings");
     if (!warnings.empty()) {
@@ -62,6 +70,7 @@ int run_emit_verilog(const emit_verilog_options& o) {
     }
   }
   for (const std::string& name : o.simulators) {
+    starting(fmt::format("building and running the testbench with {}", name));
     const mase::verilog::simulation_result r =
         mase::verilog::simulate(emitted.project_dir, mase::verilog::simulator_from_string(name));
     fmt::print("{}: {} passed, {} failed, {} cycles", name, r.passed, r.failed, r.cycles);
@@ -70,6 +79,7 @@ int run_emit_verilog(const emit_verilog_options& o) {
     if (!r.ok()) status = 1;
   }
   if (o.synth) {
+    starting("synthesizing with yosys synth_xilinx (a minute for a large design)");
     const mase::verilog::synthesis_report s = mase::verilog::synthesize(emitted.project_dir);
     fmt::print("yosys synth_xilinx: {} cells, {} flip-flops, {} LUTs, {} multipliers (DSP48E1), {} block RAMs\n",
                s.cells, s.flip_flops, s.luts, s.multipliers, s.block_rams);

@@ -30,7 +30,7 @@ std::string result_shape(const mase::graph& g, const std::string& node) {
 }  // namespace
 
 int run_info(const info_options& o) {
-  const loaded_model model = load_model(o.model, o.input_shapes, o.raise);
+  const loaded_model model = load_model(o.model, o.input_shapes, o.raise, {}, false, "");
 
   // Shapes come from the ops' shape rules; a model whose shapes cannot be inferred still gets
   // its report, with "?" for the shapes.

@@ -57,10 +57,10 @@ int run_profile(const profile_options& o) {
   // Samples: the batches' leading dimension (profile_statistics feeds each row as one sample).
   const mase::ordered_map<mase::tensor> first = batches.load(0);
   const std::string first_input = model.graph[model.graph.placeholders().at(0)].name;
-  const mase::tensor& x = first.at(first_input);
-  const std::size_t rows = x.rank() == 0 ? 1 : static_cast<std::size_t>(x.shape()[0]);
+  const auto rows_of = [](const mase::tensor& x) { return x.rank() == 0 ? 1 : static_cast<std::size_t>(x.shape()[0]); };
+  const std::size_t rows = rows_of(first.at(first_input));
 
-  std::size_t next = 0;
+  std::size_t next = 0, samples = 0;  // batches given, and their rows (the batches may differ)
   progress_bar bar("profiling", runs);
   const mase::graph profiled =
       model.graph | mase::init_metadata | mase::add_common_metadata | mase::add_software_metadata |
@@ -71,7 +71,9 @@ int run_profile(const profile_options& o) {
                                 .activation_statistics = {statistic},
                                 .inputs = [&]() -> std::optional<mase::ordered_map<mase::tensor>> {
                                   if (next == runs) return std::nullopt;
-                                  return next++ == 0 ? first : batches.load(next - 1);
+                                  mase::ordered_map<mase::tensor> batch = next++ == 0 ? first : batches.load(next - 1);
+                                  samples += rows_of(batch.at(first_input));
+                                  return batch;
                                 },
                                 .num_samples = runs * std::max<std::size_t>(rows, 1),
                                 .progress = [&](std::size_t done, std::size_t) { bar.update(done); },
@@ -88,7 +90,7 @@ int run_profile(const profile_options& o) {
       table.add_row({n.name, std::string(n.op_name()), entry, field_text(s->second, "min"), field_text(s->second, "max")});
     }
   }
-  fmt::print("{} over {} batch{} ({} samples{})\n", name, runs, runs == 1 ? "" : "es", runs * rows,
+  fmt::print("{} over {} batch{} ({} samples{})\n", name, runs, runs == 1 ? "" : "es", samples,
              o.abs ? ", absolute values" : "");
   table.write(std::cout);
   return 0;

@@ -5,7 +5,10 @@
 // under hardware/trial_<N> and pareto_synthesis.csv (the cost model beside yosys).
 #include "cli.hpp"
 
+#include <mase/core/project_folder.hpp>
 #include <mase/core/temp_file.hpp>
+#include <mase/pass/add_common_metadata.hpp>
+#include <mase/pass/init_metadata.hpp>
 #include <mase/io/quant_config.hpp>
 #include <mase/search.hpp>
 #include <mase/verilog.hpp>
@@ -22,10 +25,11 @@
 #endif
 
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <limits>
 #include <cmath>
 #include <iostream>
-#include <regex>
 #include <string>
 #include <thread>
 
@@ -46,20 +50,37 @@ mase::tensor first_samples(const mase::tensor& t, std::int64_t count) {
   return mase::tensor(s, std::vector<float>(t.data(), t.data() + per_sample * static_cast<std::size_t>(count)));
 }
 
-std::vector<std::int64_t> read_labels(const fs::path& file, std::int64_t samples) {
+// The labels file: one class per sample of --data, each a class of the model's first output.
+std::vector<std::int64_t> read_labels(const fs::path& file, std::int64_t samples, std::int64_t classes) {
   const mase::tensor t = read_tensor_file(file);
+  const std::string where = fmt::format("--labels {}", file.string());
+  if (t.rank() != 1 && !(t.rank() == 2 && t.shape()[1] == 1))
+    throw mase::error(fmt::format("{}: it has shape {}; labels are one class per sample, shape [{}]", where,
+                                  mase::to_string(t.shape()), samples));
   std::vector<std::int64_t> labels;
   for (float v : t.values()) {
     if (v != std::floor(v) || v < 0)
-      throw mase::error(fmt::format("--labels {}: {} is not a class number (labels are integers from 0)", file.string(), v));
+      throw mase::error(fmt::format("{}: {} is not a class number (labels are integers from 0)", where, v));
     labels.push_back(static_cast<std::int64_t>(v));
   }
-  if (static_cast<std::int64_t>(labels.size()) < samples)
-    throw mase::error(fmt::format("--labels {}: {} labels for {} samples of --data; give one label per sample",
-                                  file.string(), labels.size(), samples));
-  labels.resize(static_cast<std::size_t>(samples));
+  search::check_labels(labels, samples, classes > 0 ? classes : std::numeric_limits<std::int64_t>::max(), where);
   return labels;
 }
+
+// The number of classes of the model's first output ([samples, classes]) on `data`, from the
+// ops' shape rules; 0 when it has another rank.
+std::int64_t classes_of(const loaded_model& model, const mase::ordered_map<mase::tensor>& data) {
+  const mase::graph g = model.graph | mase::init_metadata | mase::add_common_metadata(data, {.add_value = false});
+  const auto id = g.find(model.outputs.front().node);
+  if (!id) return 0;
+  const auto& results = g[*id].meta.common.results;
+  const auto out = results.find("data_out_0");
+  return out == results.end() || out->second.shape.size() != 2 ? 0 : out->second.shape[1];
+}
+
+// What a search writes in its folder (the marker aside): no input may be one of these.
+constexpr std::array<std::string_view, 7> search_outputs{"trials.jsonl", "pareto.csv", "pareto.svg", "best.toml",
+                                                         "pareto_synthesis.csv", "pareto", "hardware"};
 
 std::string values_text(const search::study& s, const search::trial& t) {
   std::string text;
@@ -104,29 +125,59 @@ private:
 
 // --synth: each front trial emitted and synthesized, the cost model's estimate beside yosys's.
 void synthesize_front(const search::study& result, const std::vector<std::size_t>& front,
-                      const mase::hardware_options& options, const fs::path& out) {
+                      const mase::hardware_options& options, mase::output_folder& out) {
   std::string csv =
       "trial,model_cycles_per_sample,model_luts,yosys_luts,model_flip_flops,yosys_flip_flops,model_dsps,yosys_dsps,"
       "model_block_rams_18k,yosys_block_rams_18k\n";
   fmt::print("yosys synth_xilinx on the front (cost model / yosys):\n{:>7} {:>8} {:>15} {:>15} {:>11} {:>11}\n", "trial",
              "cycles", "LUTs", "flip-flops", "DSPs", "BRAM18");
-  for (std::size_t index : front) {
-    const search::trial& t = result.trials[index];
+  std::fflush(stdout);
+  const fs::path hardware_dir = out.claim_folder("hardware");
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t k = 0; k < front.size(); ++k) {
+    const search::trial& t = result.trials[front[k]];
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    fmt::print(stderr, "mase search: synthesizing trial {} ({} of {}, {:.0f} s so far)\n", t.number, k + 1, front.size(),
+               elapsed);
     const auto hardware = mase::graph_with<mase::fact::common_metadata, mase::fact::quantized>(result.quantized(t)) |
                           mase::add_hardware_metadata(options);
     const mase::verilog::hardware_cost model = mase::verilog::estimate_hardware_cost(hardware);
-    const fs::path dir = out / "hardware" / fmt::format("trial_{}", t.number);
+    const fs::path dir = hardware_dir / fmt::format("trial_{}", t.number);
     (void)mase::run(hardware, mase::emit_verilog({.project_dir = dir, .samples = 1}));
     const mase::verilog::synthesis_report yosys = mase::verilog::synthesize(dir);
     const mase::verilog::resource_estimate& r = model.resources;
     fmt::print("{:>7} {:>8} {:>7.0f} / {:<5} {:>7.0f} / {:<5} {:>3.0f} / {:<5} {:>3.0f} / {:<5}\n", t.number,
                model.cycles_per_sample, r.luts, yosys.luts, r.flip_flops, yosys.flip_flops, r.dsps, yosys.multipliers,
                r.block_rams_18k, yosys.block_rams_18k);
+    std::fflush(stdout);
     csv += fmt::format("{},{},{:.0f},{},{:.0f},{},{:.0f},{},{:.0f},{}\n", t.number, model.cycles_per_sample, r.luts,
                        yosys.luts, r.flip_flops, yosys.flip_flops, r.dsps, yosys.multipliers, r.block_rams_18k,
                        yosys.block_rams_18k);
   }
-  mase::write_file_atomically(out / "pareto_synthesis.csv", csv);
+  out.write("pareto_synthesis.csv", csv);
+}
+
+// Refuses an input that lies where the search writes (its folder's outputs).
+void refuse_inputs_in_outputs(const search_command_options& o) {
+  std::vector<fs::path> inputs{o.model, o.config};
+  for (const std::string& text : o.data) inputs.emplace_back(split_assignment(text, "--data").second);
+  for (const std::string& text : o.calibration) inputs.emplace_back(split_assignment(text, "--calibration").second);
+  if (o.labels) inputs.push_back(*o.labels);
+  std::error_code ec;
+  const fs::path out = fs::weakly_canonical(fs::absolute(o.out), ec);
+  if (ec) return;  // the folder's own check names the problem
+  for (const fs::path& input : inputs) {
+    const fs::path file = fs::weakly_canonical(fs::absolute(input), ec);
+    if (ec) continue;
+    const fs::path relative = file.lexically_relative(out);
+    if (relative.empty() || *relative.begin() == "..") continue;
+    const std::string first = relative.begin()->string();
+    if (first == mase::project_marker_name ||
+        std::find(search_outputs.begin(), search_outputs.end(), first) != search_outputs.end())
+      throw mase::error(fmt::format("{} is one of mase search's inputs, and the search writes {} in --out {}; copy it "
+                                    "elsewhere, or give another output folder",
+                                    input.string(), (out / first).string(), o.out.string()));
+  }
 }
 
 }  // namespace
@@ -134,7 +185,11 @@ void synthesize_front(const search::study& result, const std::vector<std::size_t
 int run_search(const search_command_options& o) {
 #if MASE_WITH_MPI
   const mpi_session mpi;
+  const bool master = mpi.rank() == 0;  // the only rank that writes and prints
+#else
+  const bool master = true;
 #endif
+  if (master) refuse_inputs_in_outputs(o);  // before reading them: the message is about the files
   search::search_config config = search::load_search_config(o.config);
   if (o.jobs) config.options.jobs = *o.jobs;
   if (o.seed) config.options.seed = *o.seed;
@@ -144,16 +199,21 @@ int run_search(const search_command_options& o) {
                                   "[search.strategy.hw_runner.hardware] (max_parallelism = [4, 4])",
                                   o.config.string()));
 
-  const loaded_model model = load_model(o.model, o.input_shapes, o.raise, o.data);
+  const loaded_model model = load_model(o.model, o.input_shapes, o.raise, o.data, false, "--data");
   const input_batches data_files(model, o.data, "--data");
   if (data_files.size() != 1) throw usage_error("mase search takes each --data input once (one batch of samples)");
   search::evaluation_data data{.inputs = data_files.load(0), .labels = {}, .calibration = {}};
-  std::int64_t samples = data.inputs.begin()->second.rank() > 0 ? data.inputs.begin()->second.shape()[0] : 1;
+  const std::int64_t given = data.inputs.begin()->second.rank() > 0 ? data.inputs.begin()->second.shape()[0] : 1;
+  std::int64_t samples = given;
+  const std::int64_t classes = o.labels ? classes_of(model, data.inputs) : 0;
   if (config.num_samples && *config.num_samples < samples) {
     samples = *config.num_samples;
     for (auto& [name, t] : data.inputs) t = first_samples(t, samples);
   }
-  if (o.labels) data.labels = read_labels(*o.labels, samples);
+  if (o.labels) {
+    data.labels = read_labels(*o.labels, given, classes);
+    data.labels.resize(static_cast<std::size_t>(samples));  // setup.num_samples keeps the first
+  }
   if (!o.calibration.empty()) {
     const input_batches calibration(model, o.calibration, "--calibration");
     if (calibration.size() != 1) throw usage_error("mase search takes each --calibration input once");
@@ -177,16 +237,11 @@ int run_search(const search_command_options& o) {
   const std::vector<search::objective> objectives = search::objectives_of(config);
 
   config.options = search::options_for(config, space);
-  config.options.journal = o.out / "trials.jsonl";
-#if MASE_WITH_MPI
-  const bool master = mpi.rank() == 0;  // the only rank that writes and prints
-#else
-  const bool master = true;
-#endif
+  // The folder is new, empty, or a search mase wrote: claimed before the first trial runs.
+  std::optional<mase::output_folder> out;
   if (master) {
-    std::error_code ec;
-    fs::create_directories(o.out / "pareto", ec);
-    if (ec) throw mase::error(fmt::format("cannot create {}: {}", (o.out / "pareto").string(), ec.message()));
+    out.emplace(o.out, "search", "mase search");
+    config.options.journal = out->claim_file("trials.jsonl");
   }
   if (master) fmt::print("search: {} dimensions over {} subjects ({:.3g} points), sampler {}, {} trials in batches of {}, "
              "jobs: {}, seed {}, evaluated {} on {} samples\n",
@@ -243,29 +298,25 @@ int run_search(const search_command_options& o) {
       break;  // the first says what the rest say
     }
 
+  // Every file below follows the whole journal (study::trials), not only this run's trials.
   const std::vector<std::size_t> front = result.pareto_front();
-  mase::write_file_atomically(o.out / "pareto.csv", search::pareto_csv(result));
-  mase::write_file_atomically(o.out / "pareto.svg", search::pareto_svg(result));
+  out->write("pareto.csv", search::pareto_csv(result));
+  out->write("pareto.svg", search::pareto_svg(result));
   // The front's configs; configs of trials that left the front (a resumed search) are removed,
-  // but only files this command names so.
-  const std::regex own_name(R"(trial_[0-9]+\.toml)");
+  // but only those mase wrote.
+  out->claim_folder("pareto");
   std::vector<std::string> written;
   for (std::size_t index : front) {
     const search::trial& t = result.trials[index];
-    const std::string name = fmt::format("trial_{}.toml", t.number);
-    mase::write_file_atomically(o.out / "pareto" / name,
-                                mase::quantize_config_to_toml(result.config_of(model.graph, t),
-                                                              fmt::format("mase search: trial {} of {} ({})", t.number,
-                                                                          o.model.filename().string(),
-                                                                          values_text(result, t))));
-    written.push_back(name);
+    const std::string entry = fmt::format("pareto/trial_{}.toml", t.number);
+    out->write(entry, mase::quantize_config_to_toml(result.config_of(model.graph, t),
+                                                    fmt::format("mase search: trial {} of {} ({})", t.number,
+                                                                o.model.filename().string(), values_text(result, t))));
+    written.push_back(entry);
   }
-  for (const auto& entry : fs::directory_iterator(o.out / "pareto")) {
-    const std::string name = entry.path().filename().string();
-    if (entry.is_regular_file() && std::regex_match(name, own_name) &&
-        std::find(written.begin(), written.end(), name) == written.end())
-      fs::remove(entry.path());
-  }
+  for (const std::string& entry : std::vector<std::string>(out->manifest().files.begin(), out->manifest().files.end()))
+    if (entry.starts_with("pareto/trial_") && std::find(written.begin(), written.end(), entry) == written.end())
+      out->remove(entry);
 
   fmt::print("Pareto front: {} of {} trials (pareto.csv, pareto.svg):\n", front.size(), result.trials.size());
   for (std::size_t index : front)
@@ -274,14 +325,12 @@ int run_search(const search_command_options& o) {
   if (!best) throw mase::error("search: no trial succeeded, so there is no best config");
   const search::trial& chosen = result.trials[*best];
   const mase::quantize_config best_config = result.config_of(model.graph, chosen);
-  mase::write_file_atomically(o.out / "best.toml",
-                              mase::quantize_config_to_toml(best_config, fmt::format("mase search: trial {} of {} ({})",
-                                                                                     chosen.number,
-                                                                                     o.model.filename().string(),
-                                                                                     values_text(result, chosen))));
+  out->write("best.toml", mase::quantize_config_to_toml(best_config, fmt::format("mase search: trial {} of {} ({})",
+                                                                                chosen.number, o.model.filename().string(),
+                                                                                values_text(result, chosen))));
   fmt::print("best: trial {} ({}), the front's best {}; best.toml:\n{}", chosen.number, values_text(result, chosen),
              result.objectives[0].name, search::node_format_table(result.quantized(chosen)));
-  if (o.synth) synthesize_front(result, front, *config.hardware, o.out);
+  if (o.synth) synthesize_front(result, front, *config.hardware, *out);
   return 0;
 }
 

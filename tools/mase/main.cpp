@@ -4,15 +4,18 @@
 #include "cli.hpp"
 
 #include <mase/core/error.hpp>
+#include <mase/core/suggest.hpp>
 #include <mase/version.hpp>
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <string>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace {
 
@@ -86,9 +89,9 @@ int main(int argc, char** argv) {
       ->type_name("NAME=FILE");
   run_cmd->add_option("-c,--config", run.config, "Quantize first with this MASE TOML config")->type_name("Q.toml");
   run_cmd->add_option("-m,--mode", run.mode, "How to evaluate: float, fake-quant (MASE's software semantics) or "
-                                              "bit-exact (the fixed-point hardware's arithmetic)")
-      ->check(CLI::IsMember({"float", "fake-quant", "bit-exact"}))
-      ->capture_default_str();
+                                              "bit-exact (the fixed-point hardware's arithmetic); default: fake-quant "
+                                              "with --config, else float")
+      ->check(CLI::IsMember({"float", "fake-quant", "bit-exact"}));
   run_cmd->add_option("-o,--output-dir", run.output_dir, "Folder for the outputs, one file per graph output named "
                                                          "after it (NAME.pb; NAME_K.pb for run K of several)")
       ->required()
@@ -132,7 +135,8 @@ int main(int argc, char** argv) {
       ->add_option("-i,--input", quantize.inputs,
                    "Run the model on these inputs for add_common_metadata (default: shapes from the ops' rules)")
       ->type_name("NAME=FILE");
-  quantize_cmd->add_option("-o,--output", quantize.output, "Checkpoint stem: writes STEM.json and STEM.safetensors")
+  quantize_cmd->add_option("-o,--output", quantize.output, "Checkpoint stem: writes STEM.json and STEM.safetensors "
+                                                           "(each new, or a checkpoint mase wrote)")
       ->required()
       ->type_name("STEM");
 
@@ -163,7 +167,7 @@ int main(int argc, char** argv) {
   emit_cmd->add_option("-c,--config", emit.config, "The MASE TOML config; every node with hardware must be fixed point")
       ->required()
       ->type_name("Q.toml");
-  emit_cmd->add_option("-o,--out", emit.out, "The project directory to write (replaced if it exists)")
+  emit_cmd->add_option("-o,--out", emit.out, "The project folder: new, empty, or one mase emitted before (only what mase wrote there is replaced)")
       ->required()
       ->type_name("DIR");
   emit_cmd
@@ -210,8 +214,8 @@ int main(int argc, char** argv) {
   search_cmd->add_option("--calibration", search.calibration, "Inputs whose ranges give \"NA\" fraction widths: "
                                                               "NAME=FILE (default: the --data)")
       ->type_name("NAME=FILE");
-  search_cmd->add_option("-o,--out", search.out, "The output folder (created; an earlier search's journal there is "
-                                                  "resumed)")
+  search_cmd->add_option("-o,--out", search.out, "The output folder: new, empty, or a search mase wrote (its journal "
+                                                  "is resumed; only mase's files there are replaced)")
       ->required()
       ->type_name("DIR");
   search_cmd->add_option("-j,--jobs", search.jobs, "Threads running trials (0: one per core; default: setup.n_jobs)")
@@ -227,6 +231,19 @@ int main(int argc, char** argv) {
 
   // Set last: subcommands added before would inherit it.
   app.footer("Run 'mase SUBCOMMAND --help' for a subcommand's options.");
+
+  // A first word that is no subcommand (a misspelt one) is named, with the nearest: CLI11 would
+  // take it for a stray argument and only say that a subcommand is required.
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      const std::string near = mase::nearest_names(argv[1], names);
+      fmt::print(stderr, "mase: error: unknown subcommand \"{}\"{}; the subcommands are {} (see mase --help)\n",
+                 argv[1], near.empty() ? "" : fmt::format(" (did you mean {}?)", near), fmt::join(names, ", "));
+      return usage_status;
+    }
+  }
 
   try {
     app.parse(argc, argv);

@@ -44,8 +44,8 @@ inline mase::shape parse_dims(std::string_view text, std::string_view whole) {
     const std::string_view item = text.substr(start, comma == std::string_view::npos ? text.npos : comma - start);
     std::int64_t d = 0;
     const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
-    if (ec != std::errc() || end != item.data() + item.size() || d < 0)
-      throw usage_error(fmt::format("--input-shape \"{}\": \"{}\" is not a non-negative integer; write the dimensions "
+    if (ec != std::errc() || end != item.data() + item.size() || d < 1)
+      throw usage_error(fmt::format("--input-shape \"{}\": \"{}\" is not a positive integer; write the dimensions "
                                     "as NAME=1,3,224,224",
                                     whole, item));
     if (dims.size() == mase::shape::max_rank)

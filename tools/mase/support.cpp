@@ -19,30 +19,82 @@ namespace mase_cli {
 
 void raise_in_place(mase::graph& g) { mase::raise_granularity_of(g); }
 
+void refuse_outputs_over_inputs(std::string_view command, const std::vector<fs::path>& outputs,
+                                const std::vector<fs::path>& inputs, std::string_view option) {
+  for (const fs::path& out : outputs)
+    for (const fs::path& in : inputs) {
+      std::error_code ec;
+      if (fs::equivalent(out, in, ec))
+        throw mase::error(fmt::format("the output {} would overwrite {}, which mase {} reads; choose another {}",
+                                      out.string(), in.string(), command, option));
+    }
+}
+
+std::vector<fs::path> assigned_files(const std::vector<std::string>& assignments, std::string_view option) {
+  std::vector<fs::path> files;
+  for (const std::string& text : assignments) files.emplace_back(split_assignment(text, option).second);
+  return files;
+}
+
 loaded_model load_model(const fs::path& file, const std::vector<std::string>& input_shapes, bool raise,
-                        const std::vector<std::string>& inputs, bool one_sample) {
+                        const std::vector<std::string>& inputs, bool one_sample, std::string_view data_option) {
   mase::onnx::import_options options;
   options.input_shapes = parse_input_shapes(input_shapes);
   // The first file of each --input: a model exported with a symbolic batch takes it from there.
   mase::ordered_map<std::string> data_files;
+  mase::ordered_map<mase::shape> file_shapes;  // as in the files (one_sample changes the leading one)
   for (const std::string& text : inputs) {
-    auto [name, data_file] = split_assignment(text, "--input");
-    if (data_files.contains(name) || options.input_shapes.contains(name)) continue;
-    mase::shape data_shape = read_tensor_file(data_file).shape();
+    auto [name, data_file] = split_assignment(text, data_option);
+    if (data_files.contains(name)) continue;
+    const mase::shape in_file = read_tensor_file(data_file).shape();
+    mase::shape data_shape = in_file;
     if (one_sample && !data_shape.empty()) data_shape[0] = 1;
-    options.data_shapes.insert_or_assign(name, data_shape);
+    if (const auto given = options.input_shapes.find(name); given != options.input_shapes.end()) {
+      // --input-shape sizes the model; the file must still fit it.
+      if (given->second != data_shape)
+        throw mase::error(fmt::format("{} {}: the file has shape {}{}, and --input-shape gives {} the shape {}; drop "
+                                      "--input-shape (the file sizes the model) or give data of that shape",
+                                      data_option, text, mase::to_string(in_file),
+                                      one_sample ? fmt::format(" (one sample: {})", mase::to_string(data_shape)) : "",
+                                      name, mase::to_string(given->second)));
+    } else {
+      options.data_shapes.insert_or_assign(name, data_shape);
+    }
+    file_shapes.insert_or_assign(name, in_file);
     data_files.insert_or_assign(std::move(name), std::move(data_file));
   }
+  const auto without_source = [&](std::string_view what) {
+    if (const std::string source = file.string() + ": "; what.starts_with(source)) what.remove_prefix(source.size());
+    return std::string(what);
+  };
   mase::onnx::imported_model m;
   try {
     m = mase::onnx::load_model(file, options);
   } catch (const mase::onnx::input_data_mismatch& e) {
-    std::string given;
-    for (const std::string& name : e.inputs)
+    std::string given, read_as;
+    for (const std::string& name : e.inputs) {
       given += fmt::format("{}{}={}", given.empty() ? "" : ", ", name, data_files.at(name));
-    std::string_view what = e.what();
-    if (const std::string source = file.string() + ": "; what.starts_with(source)) what.remove_prefix(source.size());
-    throw mase::error(fmt::format("{} on {}: {}", file.string(), given, what));
+      if (one_sample && file_shapes.contains(name))
+        read_as += fmt::format("; the design takes one sample at a time, so {}'s shape {} is read as {}",
+                               data_files.at(name), mase::to_string(file_shapes.at(name)),
+                               mase::to_string(options.data_shapes.at(name)));
+    }
+    throw mase::error(fmt::format("{} on {}: {}{}", file.string(), given, without_source(e.what()), read_as));
+  } catch (const mase::onnx::unknown_input& e) {
+    std::string names;
+    for (const std::string& n : e.graph_inputs) names += fmt::format("{}{}", names.empty() ? "" : ", ", n);
+    const std::string option = e.in_data_shapes ? std::string(data_option) : std::string("--input-shape");
+    std::string text;
+    for (const std::string& t : e.in_data_shapes ? inputs : input_shapes)
+      if (t.starts_with(e.name + "=")) text = t;
+    throw usage_error(fmt::format("{} {}: the model {} has no input \"{}\"; its inputs are: {}", option, text,
+                                  file.string(), e.name, names.empty() ? "(none)" : names));
+  } catch (const mase::onnx::unsized_input& e) {
+    std::string what = without_source(e.what());
+    what = what.substr(0, what.find(" (import_options"));
+    throw mase::error(fmt::format("{}: {} with --input-shape {}=…{}", file.string(), what, e.input,
+                                  data_option.empty() ? std::string()
+                                                      : fmt::format(", or its data with {} {}=FILE", data_option, e.input)));
   }
   loaded_model out{.file = file, .graph = std::move(m.graph), .inputs = {}, .outputs = {}, .opset = m.opset,
                    .producer = std::move(m.producer)};

@@ -53,7 +53,7 @@ mase_cli_check(NAME usage_input_without_name ARGS run ${mase_cli_mlp} --input ${
 mase_cli_check(NAME usage_unknown_input ARGS run ${mase_cli_mlp} --input z=${mase_cli_mlp_input}
                -o ${mase_cli_out}/unknown_input RC 2 ONE_LINE STDERR "no input \"z\"; its inputs are: x")
 mase_cli_check(NAME usage_bad_input_shape ARGS info ${mase_cli_mlp} --input-shape x=4,seven RC 2 ONE_LINE
-               STDERR "\"seven\" is not a non-negative integer")
+               STDERR "\"seven\" is not a positive integer")
 
 # Bad files: exit 1, one line naming the file.
 mase_cli_check(NAME error_missing_model ARGS info does_not_exist.onnx RC 1 ONE_LINE STDERR "does_not_exist\\.onnx")
@@ -245,6 +245,71 @@ mase_cli_check(NAME emit_verilog_no_raise
                     -o ${mase_cli_out}/emit_verilog_no_raise -i x=${mase_cli_gelu_mlp}/test_data_set_0/input_0.pb
                RC 1 ONE_LINE STDERR "node [A-Za-z0-9_]+ \\((div|erf)\\)(: the hardware divides only by a constant power of two| has no hardware component)")
 
+# The tools end with mase: SIGTERM during --synth ends yosys, and leaves no finished-looking report.
+add_test(NAME mase_cli/child_tools_end_with_mase
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/check_child_processes.sh $<TARGET_FILE:mase_cli>
+                 ${mase_cli_fixtures}/onnx/cnn/model.onnx ${mase_cli_fixtures}/quantize/hardware_fixed8.toml
+                 ${mase_cli_out}/child_processes)
+set_tests_properties(mase_cli/child_tools_end_with_mase PROPERTIES PASS_REGULAR_EXPRESSION "yosys ended with mase")
+
+# Inputs checked where they enter, each refusal naming the file or option and the fix.
+mase_cli_check(NAME unknown_subcommand_suggests ARGS inf ${mase_cli_mlp} RC 2 ONE_LINE
+               STDERR "unknown subcommand \"inf\" \\(did you mean info\\?\\)")
+mase_cli_check(NAME help_emit_verilog_out ARGS emit-verilog --help RC 0
+               STDOUT "new, empty, or one mase emitted before")
+add_test(NAME mase_cli/run_config_without_mode_is_fake_quant
+         COMMAND ${CMAKE_COMMAND} "-DMASE=$<TARGET_FILE:mase_cli>" "-DMODEL=${mase_cli_mlp}"
+                 "-DINPUT=x=${mase_cli_mlp_input}" "-DCONFIG=${mase_cli_config}" -DOUTPUT_NAME=y
+                 "-DOUT=${mase_cli_out}/run_default_mode" -P "${CMAKE_CURRENT_SOURCE_DIR}/check_run_default_mode.cmake")
+mase_cli_check(NAME input_shape_against_file ARGS run ${mase_cli_mlp} --input-shape x=2,784 -i x=${mase_cli_mlp_input}
+               -o ${mase_cli_out}/input_shape_against_file RC 1 ONE_LINE
+               STDERR "--input x=[^ ]*input_0\\.pb: the file has shape \\[4, 784\\], and --input-shape gives x the shape \\[2, 784\\]")
+mase_cli_check(NAME input_shape_zero ARGS info ${mase_cli_mlp} --input-shape x=0,784 RC 2 ONE_LINE
+               STDERR "\"0\" is not a positive integer")
+mase_cli_check(NAME input_shape_rank ARGS info ${mase_cli_mlp} --input-shape x=784 RC 1 ONE_LINE
+               STDERR "graph input \"x\": the shape given for it, \\[784\\], has 1 dimension, and the model declares 2 \\(\\[4, 784\\]\\); give all 2")
+set(mase_cli_symbolic "${mase_cli_fixtures}/onnx_export/mlp_gelu_dynamic_batch/model.onnx")
+mase_cli_check(NAME unknown_input_before_symbolic_batch ARGS run ${mase_cli_symbolic}
+               -i z=${mase_cli_fixtures}/onnx_export/mlp_gelu_input.npy -o ${mase_cli_out}/unknown_symbolic RC 2 ONE_LINE
+               STDERR "--input z=[^ ]*: the model [^ ]*model\\.onnx has no input \"z\"; its inputs are: x")
+mase_cli_check(NAME info_symbolic_batch_hint ARGS info ${mase_cli_symbolic} RC 1 ONE_LINE
+               STDERR "symbolic dimension \"batch\"; give its shape with --input-shape x=…\n")
+mase_cli_check(NAME run_symbolic_batch_hint ARGS run ${mase_cli_symbolic} --input-shape y=1,8
+               -i x=${mase_cli_fixtures}/onnx_export/mlp_gelu_input.npy -o ${mase_cli_out}/unknown_shape RC 2 ONE_LINE
+               STDERR "--input-shape y=1,8: the model [^ ]*model\\.onnx has no input \"y\"")
+mase_cli_check(NAME profile_counts_uneven_batches ARGS profile ${mase_cli_symbolic}
+               -i x=${mase_cli_fixtures}/onnx_export/mlp_gelu_input.npy
+               -i x=${mase_cli_fixtures}/search/mlp_gelu_one_row.npy RC 0
+               STDOUT "range_min_max over 2 batches \\(6 samples\\)")
+mase_cli_check(NAME emit_verilog_reports_the_file_shape ARGS emit-verilog ${mase_cli_mlp} -c ${mase_cli_hardware_config}
+               -i x=${mase_cli_mlp_input} -o ${mase_cli_out}/emit_file_shape RC 1 ONE_LINE
+               STDERR "so [^ ]*input_0\\.pb's shape \\[4, 784\\] is read as \\[1, 784\\]")
+set(mase_cli_labels_search search ${mase_cli_mlp} -c ${mase_cli_fixtures}/search/mlp_accuracy.toml
+    -d x=${mase_cli_mlp_input} -j 1)
+mase_cli_check(NAME search_labels_out_of_range
+               ARGS ${mase_cli_labels_search} --labels ${mase_cli_fixtures}/search/mlp_labels_out_of_range.npy
+                    -o ${mase_cli_out}/search_labels_range RC 1 ONE_LINE
+               STDERR "--labels [^ ]*mlp_labels_out_of_range\\.npy: label 23 of sample 0 is not a class of the model, whose first output has 10 classes \\(0 to 9\\)")
+mase_cli_check(NAME search_labels_count
+               ARGS ${mase_cli_labels_search} --labels ${mase_cli_fixtures}/search/mlp_labels_5.npy
+                    -o ${mase_cli_out}/search_labels_count RC 1 ONE_LINE
+               STDERR "mlp_labels_5\\.npy: 5 labels for 4 samples; give one label per sample")
+mase_cli_check(NAME search_labels_rank
+               ARGS ${mase_cli_labels_search} --labels ${mase_cli_mlp_input} -o ${mase_cli_out}/search_labels_rank
+               RC 1 ONE_LINE STDERR "input_0\\.pb: it has shape \\[4, 784\\]; labels are one class per sample, shape \\[4\\]")
+mase_cli_check(NAME search_labels_good
+               ARGS ${mase_cli_labels_search} --labels ${mase_cli_fixtures}/search/mlp_labels.npy
+                    -o ${mase_cli_out}/search_labels_good RC 0 FRESH_DIR ${mase_cli_out}/search_labels_good
+               STDOUT "4 trials \\(4 run now[^\n]*, 0 failed")
+mase_cli_check(NAME search_key_typo_at_parse_time
+               ARGS search ${mase_cli_mlp} -c ${mase_cli_fixtures}/search/mlp_key_typo.toml -d x=${mase_cli_mlp_input}
+                    --labels ${mase_cli_fixtures}/search/mlp_labels.npy -o ${mase_cli_out}/search_typo RC 1 ONE_LINE
+               STDERR "mlp_key_typo\\.toml:10: \\[search\\.search_space\\.seed\\.default\\.config\\]: unknown key \"data_in_widht\" for name = \"integer\" \\(did you mean data_in_width\\?\\)")
+mase_cli_check(NAME search_bad_width_at_parse_time
+               ARGS search ${mase_cli_mlp} -c ${mase_cli_fixtures}/search/mlp_bad_width.toml -d x=${mase_cli_mlp_input}
+                    --labels ${mase_cli_fixtures}/search/mlp_labels.npy -o ${mase_cli_out}/search_width RC 1 ONE_LINE
+               STDERR "mlp_bad_width\\.toml:12: \\[search\\.search_space\\.seed\\.default\\.config\\]: weight_width = 100 is refused")
+
 # Output folders: -o ., .., ~, a folder of the user's sources, links, a read-only folder, and
 # mase run next to its own inputs; every user file is compared byte for byte (sha256).
 add_test(NAME mase_cli/output_folders_keep_user_files
@@ -264,6 +329,7 @@ if(MASE_BUILD_EXAMPLES)  # the examples folder is added after this one
   set(search_inputs ${search_model} --config ${search_toml} --data x=${search_data}/digits_x.npy
       --labels ${search_data}/digits_labels.npy)
   set(search_args search ${search_inputs} --out ${search_out} --jobs 2)
+  list(JOIN search_args "|" search_args_joined)
   mase_cli_check(NAME search ARGS ${search_args} --trials 32 RC 0 FRESH_DIR ${search_out}
                  STDOUT "32 trials \\(32 run now.*Pareto front: [0-9]+ of 32 trials.*best: trial [0-9]+ .*fc1 +linear +fixed<")
   set_tests_properties(mase_cli/search PROPERTIES FIXTURES_REQUIRED search_data FIXTURES_SETUP search_first)
@@ -271,6 +337,13 @@ if(MASE_BUILD_EXAMPLES)  # the examples folder is added after this one
                  STDOUT "40 trials \\(8 run now[^;]*; 32 resumed from")
   set_tests_properties(mase_cli/search_resume PROPERTIES FIXTURES_REQUIRED "search_data;search_first"
                        FIXTURES_SETUP search_done)
+  # Resumed with fewer trials than the journal holds, the front and best.toml stay the whole
+  # journal's: the same bytes as after the 40-trial run.
+  add_test(NAME mase_cli/search_resume_fewer_keeps_the_front
+           COMMAND ${CMAKE_COMMAND} "-DARGS=$<TARGET_FILE:mase_cli>|${search_args_joined}|--trials|20"
+                   "-DOUT=${search_out}" -P "${CMAKE_CURRENT_SOURCE_DIR}/check_search_resume_fewer.cmake")
+  set_tests_properties(mase_cli/search_resume_fewer_keeps_the_front PROPERTIES
+                       FIXTURES_REQUIRED "search_data;search_done")
   mase_cli_check(NAME search_best_quantize ARGS quantize ${search_model} -c ${search_out}/best.toml
                  --input-shape x=1,784 -o ${search_out}/best RC 0 STDOUT "5 nodes quantized, 0 bypassed")
   mase_cli_check(NAME search_best_run ARGS run ${search_model} -c ${search_out}/best.toml --mode bit-exact

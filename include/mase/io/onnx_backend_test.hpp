@@ -152,6 +152,7 @@ inline backend_test_result run_backend_test(const std::filesystem::path& dir, co
         throw error(fmt::format("{}: {} inputs for a model with {}", set.string(), input_files.size(),
                                 input_names.size()));
       import_options io;
+      io.input_shapes_keep_rank = false;  // the data is the truth here, whatever the model declares
       ordered_map<tensor> given;
       for (std::size_t i = 0; i < input_files.size(); ++i) {
         tensor t = load_tensor(input_files[i]);

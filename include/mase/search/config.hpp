@@ -161,6 +161,76 @@ struct toml_reader {
   }
 };
 
+using seed_keys = std::vector<std::pair<toml::source_position, std::pair<std::string, choice_list>>>;
+
+// A seed entry's keys and values, checked as the quantize pass will read them, while the file's
+// lines are still known: a key no listed arithmetic takes (with the nearest names), and each
+// value in turn with the other keys at their first values. A fraction width left to the data
+// ("NA", or absent beside a fixed-point width) is checked as 0.
+inline void check_seed_choices(const seed_keys& keys, const toml_reader& r, const std::string& path) {
+  const auto named = std::find_if(keys.begin(), keys.end(), [](const auto& k) { return k.second.first == "name"; });
+  if (named == keys.end()) return;  // nothing to read the keys by; the quantize pass says so
+  const auto at = [&](const toml::source_position& p) {
+    return p.line > 0 ? fmt::format("{}:{}: [{}]", r.file, p.line, path) : fmt::format("{}: [{}]", r.file, path);
+  };
+  quant_config first;
+  for (const auto& [position, key] : keys) first.insert_or_assign(key.first, key.second.front());
+  const auto with_fractions = [](quant_config c) {
+    const auto name = c.find("name");
+    const std::string* arithmetic = name == c.end() ? nullptr : std::get_if<std::string>(&name->second);
+    if (arithmetic == nullptr || (*arithmetic != "integer" && *arithmetic != "fixed")) return c;
+    for (std::string_view operand : {"data_in", "weight", "bias", "data_out"}) {
+      if (!c.contains(fmt::format("{}_width", operand))) continue;
+      const std::string frac = fmt::format("{}_frac_width", operand);
+      const auto f = c.find(frac);
+      if (f == c.end() || (std::holds_alternative<std::string>(f->second) &&
+                           mase::detail::is_none_name(std::get<std::string>(f->second))))
+        c.insert_or_assign(frac, std::int64_t{0});
+    }
+    return c;
+  };
+  // Keys: each must be one that some listed arithmetic takes.
+  for (const auto& [position, key] : keys) {
+    if (key.first == "name" || key.first == "bypass") continue;
+    std::optional<error> unknown;
+    bool known = false;
+    for (const quant_config_value& arithmetic : named->second.second) {
+      quant_config probe{{"name", arithmetic}, {key.first, key.second.front()}};
+      try {
+        (void)mase::detail::check_quant_config(probe, at(position));
+        known = true;
+      } catch (const error& e) {
+        if (!unknown) unknown = e;
+      }
+    }
+    if (!known && unknown) throw *unknown;
+  }
+  // Values: each in turn, for every listed arithmetic that takes all the keys.
+  for (const quant_config_value& arithmetic : named->second.second) {
+    quant_config base = first;
+    base.insert_or_assign("name", arithmetic);
+    try {
+      (void)mase::detail::check_quant_config(base, at(named->first));
+    } catch (const error&) {
+      continue;  // this arithmetic does not take every key: the trials that pick it fail, and say why
+    }
+    for (const auto& [position, key] : keys)
+      for (const quant_config_value& value : key.second) {
+        if (key.first == "name") continue;
+        quant_config c = base;
+        c.insert_or_assign(key.first, value);
+        try {
+          (void)mase::detail::formats_of_config(with_fractions(c), at(position));
+        } catch (const error& e) {
+          std::string why = e.what();
+          if (const std::string prefix = at(position) + ": "; why.starts_with(prefix)) why.erase(0, prefix.size());
+          throw error(fmt::format("{}: {} = {} is refused: {}", at(position), key.first, detail::choice_json(value).dump(),
+                                  why));
+        }
+      }
+  }
+}
+
 inline choice_list choices_from_toml(const toml::node& v, const toml_reader& r, const std::string& path) {
   choice_list list;
   const std::string where = r.at(v) + ": " + path;
@@ -215,6 +285,7 @@ inline search_config search_config_from_toml(const toml::table& root, const std:
     std::stable_sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) {
       return a.first.line != b.first.line ? a.first.line < b.first.line : a.first.column < b.first.column;
     });
+    check_seed_choices(keys, r, path + ".config");
     for (auto& k : keys) s.choices.push_back(std::move(k.second));
     entries.push_back({config.source().begin, std::move(s)});
   }

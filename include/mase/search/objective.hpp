@@ -106,6 +106,19 @@ inline std::vector<mac_node> mac_nodes(const graph& g) {
 
 }  // namespace detail
 
+// Labels for accuracy and loss: one class per sample, each a class of the model's first output
+// (an index into its last dimension). `where` names the labels in errors (a file, say).
+inline void check_labels(std::span<const std::int64_t> labels, std::int64_t samples, std::int64_t classes,
+                         std::string_view where) {
+  if (static_cast<std::int64_t>(labels.size()) != samples)
+    throw error(fmt::format("{}: {} labels for {} samples; give one label per sample", where, labels.size(), samples));
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    if (labels[i] < 0 || labels[i] >= classes)
+      throw error(fmt::format("{}: label {} of sample {} is not a class of the model, whose first output has {} "
+                              "classes (0 to {}); are these the labels of another data set?",
+                              where, labels[i], i, classes, classes - 1));
+}
+
 namespace objectives {
 
 // Top-1 accuracy of the first output against the labels.

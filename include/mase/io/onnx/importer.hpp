@@ -84,6 +84,7 @@ public:
     out.opset = default_opset();
     check_opset(out.opset);
     check_every_op_supported();
+    check_input_names();
     bind_symbolic_dimensions();
     add_graph_inputs(out);
     add_initializers();
@@ -353,12 +354,30 @@ private:
       placeholder_names_.emplace_back(in.name(), id);
       out.inputs.push_back({in.name(), name});
     }
-    for (const auto& given : options_.input_shapes) {
-      const std::string& name = given.first;
-      const bool known = std::any_of(model_.graph().input().begin(), model_.graph().input().end(),
-                                     [&](const auto& in) { return in.name() == name; });
-      if (!known) throw error(fmt::format("{}: input_shapes names \"{}\", which is not a graph input", source_, name));
-    }
+  }
+
+  // Every name in input_shapes and data_shapes is a graph input: checked first, so that a
+  // misspelt name is reported as such, not as the symbolic dimension it leaves unsized.
+  void check_input_names() const {
+    std::unordered_set<std::string> initialized;
+    for (const auto& t : model_.graph().initializer()) initialized.insert(t.name());
+    std::vector<std::string> inputs;
+    std::string listed;
+    for (const ::onnx::ValueInfoProto& in : model_.graph().input())
+      if (!initialized.contains(in.name())) {
+        inputs.push_back(in.name());
+        listed += fmt::format("{}{}", listed.empty() ? "" : ", ", in.name());
+      }
+    const auto check = [&](const auto& given, bool data) {
+      for (const auto& entry : given)
+        if (std::find(inputs.begin(), inputs.end(), entry.first) == inputs.end())
+          throw unknown_input(fmt::format("{}: {} names \"{}\", which is not a graph input; the graph inputs are {}",
+                                          source_, data ? "data_shapes" : "input_shapes", entry.first,
+                                          listed.empty() ? std::string("(none)") : listed),
+                              entry.first, inputs, data);
+    };
+    check(options_.input_shapes, false);
+    check(options_.data_shapes, true);
   }
 
   // The graph inputs that take their shape from import_options::data_shapes: each checked against
@@ -413,8 +432,17 @@ private:
   }
 
   shape input_shape(const ::onnx::ValueInfoProto& in, const std::string& where) const {
-    if (const auto given = options_.input_shapes.find(in.name()); given != options_.input_shapes.end())
+    if (const auto given = options_.input_shapes.find(in.name()); given != options_.input_shapes.end()) {
+      // A shape may replace the file's sizes, not its rank (the ops' rules read the rank).
+      if (options_.input_shapes_keep_rank && in.type().tensor_type().has_shape() &&
+          in.type().tensor_type().shape().dim_size() != static_cast<int>(given->second.size()))
+        throw error(fmt::format("{}: the shape given for it, {}, has {} dimension{}, and the model declares {} ({}); "
+                                "give all {}",
+                                where, to_string(given->second), given->second.size(),
+                                given->second.size() == 1 ? "" : "s", in.type().tensor_type().shape().dim_size(),
+                                declared_shape(in), in.type().tensor_type().shape().dim_size()));
       return given->second;
+    }
     // Checked against the file's shape by bind_symbolic_dimensions.
     if (const auto data = options_.data_shapes.find(in.name()); data != options_.data_shapes.end())
       return data->second;
@@ -438,10 +466,10 @@ private:
         s.push_back(bound->second.first);
         continue;
       }
-      throw error(fmt::format("{} has a symbolic dimension{}; give its shape (import_options::input_shapes or "
-                              "data_shapes; mase --input-shape {}=… or --input {}=FILE)",
-                              where, d.has_dim_param() ? fmt::format(" \"{}\"", d.dim_param()) : std::string(),
-                              in.name(), in.name()));
+      throw unsized_input(fmt::format("{} has a symbolic dimension{}; give its shape (import_options::input_shapes "
+                                      "or data_shapes)",
+                                      where, d.has_dim_param() ? fmt::format(" \"{}\"", d.dim_param()) : std::string()),
+                          in.name());
     }
     return s;
   }

@@ -1,0 +1,31 @@
+# `mase run --config` without --mode evaluates fake-quant and says so: its output is byte for byte
+# the --mode fake-quant output, and differs from the float run's.
+#   cmake -DMASE=… -DMODEL=… -DINPUT=x=… -DCONFIG=… -DOUTPUT_NAME=y -DOUT=dir -P check_run_default_mode.cmake
+file(REMOVE_RECURSE "${OUT}")
+foreach(run IN ITEMS default fake-quant float)
+  set(mode_args "")
+  if(NOT run STREQUAL "default")
+    set(mode_args --mode ${run})
+  endif()
+  execute_process(COMMAND "${MASE}" run "${MODEL}" --input "${INPUT}" --config "${CONFIG}" ${mode_args}
+                          --output-dir "${OUT}/${run}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "mase run (${run}) failed (${rc}):\n${out}${err}")
+  endif()
+  file(SHA256 "${OUT}/${run}/${OUTPUT_NAME}.pb" hash_${run})
+  set(stderr_${run} "${err}")
+endforeach()
+if(NOT stderr_default MATCHES "--config without --mode: evaluating fake-quant")
+  message(FATAL_ERROR "mase run --config without --mode did not say what it runs; stderr:\n${stderr_default}")
+endif()
+if(NOT stderr_fake-quant STREQUAL "")
+  message(FATAL_ERROR "mase run --mode fake-quant printed on stderr:\n${stderr_fake-quant}")
+endif()
+if(NOT hash_default STREQUAL hash_fake-quant)
+  message(FATAL_ERROR "mase run --config without --mode wrote other bytes than --mode fake-quant")
+endif()
+if(hash_default STREQUAL hash_float)
+  message(FATAL_ERROR "mase run --config without --mode wrote the float run's bytes: the config was ignored")
+endif()
+message(STATUS "--config without --mode ran fake-quant")
