@@ -246,7 +246,7 @@ TEST_CASE("an output folder filled entry by entry is new, empty or its own, and 
                     Catch::Contains("is not empty and is not a folder mase wrote"));
   CHECK(snapshot(dir / "users") == before);
   CHECK_THROWS_WITH(mase::output_folder(dir / "search", "verilog", "emit_test"),
-                    Catch::Contains("holds a mase search project, not a verilog output"));
+                    Catch::Contains("holds a mase search project, not a verilog folder"));
   // An empty folder is taken.
   fs::create_directories(dir / "empty");
   CHECK_NOTHROW(mase::output_folder(dir / "empty", "search", "search_test"));

@@ -47,6 +47,8 @@ struct project_manifest {
   friend bool operator==(const project_manifest&, const project_manifest&) = default;
 };
 
+inline std::optional<project_manifest> read_project_manifest(const std::filesystem::path& folder);
+
 namespace project_detail {
 
 namespace fs = std::filesystem;
@@ -112,6 +114,40 @@ inline std::string some_entries(const fs::path& folder) {
   return text;
 }
 
+// The rules' first half, shared by project_writer and output_folder: `folder` resolved and, if it
+// exists, a folder that is empty or holds mase's output of `kind`; nothing is touched. `noun`
+// ("project", "folder") names the output in messages.
+struct folder_check {
+  fs::path absolute;                          // as given, made absolute
+  fs::path root;                              // canonical; empty when the folder does not exist yet
+  std::optional<project_manifest> previous{};  // what mase wrote there before
+};
+
+inline folder_check check_output_folder(const fs::path& folder, const std::string& kind, const std::string& who,
+                                        std::string_view noun) {
+  if (folder.empty()) throw error(fmt::format("{}: give the output folder", who));
+  folder_check c;
+  std::error_code ec;
+  c.absolute = fs::absolute(folder, ec);
+  if (ec) throw error(fmt::format("{}: cannot resolve {}: {}", who, folder.string(), ec.message()));
+  const fs::file_status status = fs::status(c.absolute, ec);  // follows a link to a folder
+  if (!fs::exists(status)) return c;
+  if (!fs::is_directory(status))
+    throw error(fmt::format("{}: {} exists and is not a folder; give a new or empty folder", who, folder.string()));
+  c.root = fs::canonical(c.absolute, ec);
+  if (ec) throw error(fmt::format("{}: cannot resolve {}: {}", who, folder.string(), ec.message()));
+  c.previous = read_project_manifest(c.root);
+  if (c.previous && c.previous->kind != kind)
+    throw error(fmt::format("{}: {} holds a mase {} project, not a {} {}; give another folder", who, folder.string(),
+                            c.previous->kind, kind, noun));
+  if (!c.previous && !fs::is_empty(c.root, ec))
+    throw error(fmt::format("{}: {} is not empty and is not a {} mase wrote (it holds {}); mase writes only into a new "
+                            "or empty folder, or into one it wrote before (marked by its {} file). Nothing was "
+                            "changed; give a new or empty folder",
+                            who, folder.string(), noun, some_entries(c.root), project_marker_name));
+  return c;
+}
+
 }  // namespace project_detail
 
 // The manifest of the project in `folder`, or nothing when the folder holds no marker. A marker
@@ -172,26 +208,12 @@ public:
   project_writer(const std::filesystem::path& folder, std::string kind, std::string who)
       : kind_(std::move(kind)), who_(std::move(who)) {
     namespace fs = std::filesystem;
-    if (folder.empty()) throw error(fmt::format("{}: give the output folder", who_));
+    project_detail::folder_check checked = project_detail::check_output_folder(folder, kind_, who_, "project");
+    const fs::path& absolute = checked.absolute;
     std::error_code ec;
-    const fs::path absolute = fs::absolute(folder, ec);
-    if (ec) throw error(fmt::format("{}: cannot resolve {}: {}", who_, folder.string(), ec.message()));
-    const fs::file_status status = fs::status(absolute, ec);  // follows a link to a folder
-    if (fs::exists(status)) {
-      if (!fs::is_directory(status))
-        throw error(fmt::format("{}: {} exists and is not a folder; give a new or empty folder for the project",
-                                who_, folder.string()));
-      root_ = fs::canonical(absolute, ec);
-      if (ec) throw error(fmt::format("{}: cannot resolve {}: {}", who_, folder.string(), ec.message()));
-      previous_ = read_project_manifest(root_);
-      if (previous_ && previous_->kind != kind_)
-        throw error(fmt::format("{}: {} holds a mase {} project, not a {} project; give another folder", who_,
-                                folder.string(), previous_->kind, kind_));
-      if (!previous_ && !fs::is_empty(root_, ec))
-        throw error(fmt::format("{}: {} is not empty and is not a project mase wrote (it holds {}); mase writes a "
-                                "project only into a new or empty folder, or replaces one it wrote before (marked by "
-                                "its {} file). Nothing was changed; give a new or empty folder",
-                                who_, folder.string(), project_detail::some_entries(root_), project_marker_name));
+    if (!checked.root.empty()) {
+      root_ = checked.root;
+      previous_ = std::move(checked.previous);
     } else {
       // Create the missing folders, remembering them so that a failure removes exactly those.
       fs::path existing = absolute.lexically_normal();
@@ -363,35 +385,17 @@ public:
   output_folder(const std::filesystem::path& folder, std::string kind, std::string who)
       : kind_(std::move(kind)), who_(std::move(who)) {
     namespace fs = std::filesystem;
-    if (folder.empty()) throw error(fmt::format("{}: give the output folder", who_));
+    project_detail::folder_check existing = project_detail::check_output_folder(folder, kind_, who_, "folder");
     std::error_code ec;
-    const fs::path absolute = fs::absolute(folder, ec);
-    if (ec) throw error(fmt::format("{}: cannot resolve {}: {}", who_, folder.string(), ec.message()));
-    const fs::file_status status = fs::status(absolute, ec);  // follows a link to a folder
-    if (fs::exists(status)) {
-      if (!fs::is_directory(status))
-        throw error(fmt::format("{}: {} exists and is not a folder; give a new or empty folder", who_, folder.string()));
-      root_ = fs::canonical(absolute, ec);
-      if (ec) throw error(fmt::format("{}: cannot resolve {}: {}", who_, folder.string(), ec.message()));
-      const std::optional<project_manifest> previous = read_project_manifest(root_);
-      if (previous && previous->kind != kind_)
-        throw error(fmt::format("{}: {} holds a mase {} project, not a {} output; give another folder", who_,
-                                folder.string(), previous->kind, kind_));
-      if (!previous && !fs::is_empty(root_, ec))
-        throw error(fmt::format("{}: {} is not empty and is not a folder mase wrote (it holds {}); mase writes only "
-                                "into a new or empty folder, or one it wrote before (marked by its {} file). Nothing "
-                                "was changed; give a new or empty folder",
-                                who_, folder.string(), project_detail::some_entries(root_), project_marker_name));
-      manifest_ = previous.value_or(project_manifest{.kind = kind_});
-      write_marker();  // fails here, before anything else, in a folder mase cannot write
-    } else {
-      if (!fs::create_directories(absolute, ec) && ec)
+    if (existing.root.empty()) {
+      if (!fs::create_directories(existing.absolute, ec) && ec)
         throw error(fmt::format("{}: cannot create the folder {}: {}", who_, folder.string(), ec.message()));
-      root_ = fs::canonical(absolute, ec);
+      existing.root = fs::canonical(existing.absolute, ec);
       if (ec) throw error(fmt::format("{}: cannot resolve {}: {}", who_, folder.string(), ec.message()));
-      manifest_.kind = kind_;
-      write_marker();
     }
+    root_ = existing.root;
+    manifest_ = existing.previous.value_or(project_manifest{.kind = kind_});
+    write_marker();  // fails here, before anything else, in a folder mase cannot write
   }
 
   const std::filesystem::path& folder() const noexcept { return root_; }
