@@ -124,32 +124,7 @@ echo "ok: run -o . beside the user's files"
 
 # --- mase search: --out is new, empty, or a search mase wrote; no input lies among its outputs ---
 search_space() {  # a small search over the MLP: agreement against the float model, no labels
-  cat > "$1" <<'TOML'
-[search.search_space]
-name = "graph/quantize/mixed_precision_ptq"
-[search.search_space.setup]
-by = "type"
-[search.search_space.seed.default.config]
-name = ["integer"]
-data_in_width = [6, 8]
-data_in_frac_width = ["NA"]
-weight_width = [4, 8]
-weight_frac_width = ["NA"]
-bias_width = [8]
-bias_frac_width = ["NA"]
-[search.strategy]
-name = "optuna"
-[search.strategy.sw_runner.basic_evaluation]
-[search.strategy.hw_runner.average_bitwidth]
-compare_to = 32
-[search.strategy.setup]
-n_trials = 4
-sampler = "random"
-seed = 1
-[search.strategy.metrics]
-agreement.direction = "maximize"
-average_bitwidth.direction = "minimize"
-TOML
+  cp "$(dirname "$0")/../../tests/fixtures/search/mlp_agreement.toml" "$1"
 }
 search_in() { "$mase" search "$model" -d x="$input" -j 1 "$@"; }
 refused_search="is not empty and is not a folder mase wrote"
