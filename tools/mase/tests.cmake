@@ -146,6 +146,7 @@ mase_cli_check(NAME emit_verilog_cnn
                     --synth
                RC 0
                STDOUT "components: conv1 \\(mase_conv2d\\), bn1 \\(mase_batch_norm\\).*lint \\(verilator --lint-only -Wall\\): clean\nverilator: 20 passed, 0 failed, [0-9]+ cycles.*-> bit-exact\niverilog: 20 passed, 0 failed.*-> bit-exact\nyosys synth_xilinx: [0-9]+ cells, [0-9]+ flip-flops, [0-9]+ LUTs, [0-9]+ multipliers"
+               STDERR "mase emit-verilog: linting with verilator[^\n]*\nmase emit-verilog: building and running the testbench with verilator\nmase emit-verilog: building and running the testbench with iverilog\nmase emit-verilog: synthesizing with yosys"
                FRESH_DIR ${mase_cli_out}/emit_verilog)
 # emit-verilog on bert-tiny from its ONNX file (raised; fixed8.toml): the eight reference
 # sequences through Verilator, 16 logit words.
@@ -383,6 +384,7 @@ set(search_hardware_inputs ${mase_cli_fixtures}/onnx/cnn/model.onnx --config ${s
     --data x=${mase_cli_fixtures}/onnx/cnn/test_data_set_0/input_0.pb)
 mase_cli_check(NAME search_hardware_synth ARGS search ${search_hardware_inputs} --out ${mase_cli_out}/search_hardware
                --synth RC 0 FRESH_DIR ${mase_cli_out}/search_hardware
+               STDERR "mase search: synthesizing trial [0-9]+ \\(1 of [0-9]+, 0 s so far\\)\nmase search: synthesizing trial [0-9]+ \\(2 of"
                STDOUT "trial +[0-9]+: agreement [0-9.]+, luts [0-9.]+, cycles_per_sample 18432\n.*yosys synth_xilinx on the front \\(cost model / yosys\\):\n +trial +cycles +LUTs +flip-flops +DSPs +BRAM18\n +[0-9]+ +18432 +[0-9]+ / [0-9]+ +[0-9]+ / [0-9]+ +24 / 24 ")
 # --synth needs the hardware runner, and says so before searching.
 mase_cli_check(NAME search_synth_without_hardware ARGS search ${mase_cli_fixtures}/onnx/cnn/model.onnx
