@@ -67,10 +67,10 @@ std::vector<std::int64_t> read_labels(const fs::path& file, std::int64_t samples
   return labels;
 }
 
-// The number of classes of the model's first output ([samples, classes]) on `data`, from the
-// ops' shape rules; 0 when it has another rank.
-std::int64_t classes_of(const loaded_model& model, const mase::ordered_map<mase::tensor>& data) {
-  const mase::graph g = model.graph | mase::init_metadata | mase::add_common_metadata(data, {.add_value = false});
+// The number of classes of the model's first output ([samples, classes]), from the ops' shape
+// rules (the model was imported at the data's shapes; nothing is evaluated); 0 for another rank.
+std::int64_t classes_of(const loaded_model& model) {
+  const mase::graph g = model.graph | mase::init_metadata | mase::add_common_metadata;
   const auto id = g.find(model.outputs.front().node);
   if (!id) return 0;
   const auto& results = g[*id].meta.common.results;
@@ -159,9 +159,11 @@ void synthesize_front(const search::study& result, const std::vector<std::size_t
 
 // Refuses an input that lies where the search writes (its folder's outputs).
 void refuse_inputs_in_outputs(const search_command_options& o) {
-  std::vector<fs::path> inputs{o.model, o.config};
-  for (const std::string& text : o.data) inputs.emplace_back(split_assignment(text, "--data").second);
-  for (const std::string& text : o.calibration) inputs.emplace_back(split_assignment(text, "--calibration").second);
+  std::vector<fs::path> inputs = assigned_files(o.data, "--data");
+  const std::vector<fs::path> calibration = assigned_files(o.calibration, "--calibration");
+  inputs.insert(inputs.end(), calibration.begin(), calibration.end());
+  inputs.push_back(o.model);
+  inputs.push_back(o.config);
   if (o.labels) inputs.push_back(*o.labels);
   std::error_code ec;
   const fs::path out = fs::weakly_canonical(fs::absolute(o.out), ec);
@@ -205,7 +207,7 @@ int run_search(const search_command_options& o) {
   search::evaluation_data data{.inputs = data_files.load(0), .labels = {}, .calibration = {}};
   const std::int64_t given = data.inputs.begin()->second.rank() > 0 ? data.inputs.begin()->second.shape()[0] : 1;
   std::int64_t samples = given;
-  const std::int64_t classes = o.labels ? classes_of(model, data.inputs) : 0;
+  const std::int64_t classes = o.labels ? classes_of(model) : 0;
   if (config.num_samples && *config.num_samples < samples) {
     samples = *config.num_samples;
     for (auto& [name, t] : data.inputs) t = first_samples(t, samples);

@@ -90,9 +90,10 @@ loaded_model load_model(const fs::path& file, const std::vector<std::string>& in
     throw usage_error(fmt::format("{} {}: the model {} has no input \"{}\"; its inputs are: {}", option, text,
                                   file.string(), e.name, names.empty() ? "(none)" : names));
   } catch (const mase::onnx::unsized_input& e) {
-    std::string what = without_source(e.what());
-    what = what.substr(0, what.find(" (import_options"));
-    throw mase::error(fmt::format("{}: {} with --input-shape {}=…{}", file.string(), what, e.input,
+    throw mase::error(fmt::format("{}: graph input \"{}\" has a symbolic dimension{}; give its shape with --input-shape "
+                                  "{}=…{}",
+                                  file.string(), e.input,
+                                  e.dimension.empty() ? std::string() : fmt::format(" \"{}\"", e.dimension), e.input,
                                   data_option.empty() ? std::string()
                                                       : fmt::format(", or its data with {} {}=FILE", data_option, e.input)));
   }

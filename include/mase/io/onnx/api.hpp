@@ -71,12 +71,15 @@ public:
   bool in_data_shapes = false;
 };
 
-// A graph input has a symbolic dimension that neither input_shapes nor data_shapes sizes;
-// `input` names it.
+// A graph input has a symbolic dimension that neither input_shapes nor data_shapes sizes:
+// `input` names the input, `dimension` the dimension (empty when the file leaves it unnamed), so
+// that a tool can say how its own options size it.
 class unsized_input : public error {
 public:
-  unsized_input(std::string message, std::string name) : error(std::move(message)), input(std::move(name)) {}
+  unsized_input(std::string message, std::string name, std::string dim)
+      : error(std::move(message)), input(std::move(name)), dimension(std::move(dim)) {}
   std::string input;
+  std::string dimension;
 };
 
 namespace detail {

@@ -469,7 +469,7 @@ private:
       throw unsized_input(fmt::format("{} has a symbolic dimension{}; give its shape (import_options::input_shapes "
                                       "or data_shapes)",
                                       where, d.has_dim_param() ? fmt::format(" \"{}\"", d.dim_param()) : std::string()),
-                          in.name());
+                          in.name(), d.has_dim_param() ? d.dim_param() : std::string());
     }
     return s;
   }
