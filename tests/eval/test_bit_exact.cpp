@@ -1,6 +1,7 @@
 // The bit-exact evaluator against an integer reference written plainly here: int64 codes,
 // exact dot products, the hardware's floor shift and saturation, from MASE's RTL description
-// (../shared/spec/mase-reference.md §4.8), independent of eval/bit_exact.hpp's code paths.
+// (DeepWok/mase at ae4660b1: src/mase_components/cast/rtl/fixed_signed_cast.sv and
+// linear_layers/fixed_linear_layer/rtl/fixed_linear.sv), independent of eval/bit_exact.hpp's code paths.
 
 #include <mase/core/dispatch.hpp>
 #include <mase/eval/evaluator.hpp>

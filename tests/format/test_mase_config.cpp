@@ -1,5 +1,5 @@
-// MASE's quantize configs (configs/tests/quantize/*.toml at MASE ae4660b1, as catalogued in
-// shared/spec/mase-reference.md §2.5) read with toml++ and mapped to formats.
+// MASE's quantize configs (DeepWok/mase at ae4660b1: configs/tests/quantize/*.toml) read with
+// toml++ and mapped to formats.
 #include <mase/format/format_string.hpp>
 #include <mase/format/mase_config.hpp>
 

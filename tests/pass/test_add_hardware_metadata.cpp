@@ -1,5 +1,6 @@
-// add_hardware_metadata: MASE's parameter names and conventions (mase-reference §2.3), the
-// parallelism rule, and the errors for nodes without hardware; the ROM word packing.
+// add_hardware_metadata: MASE's parameter names and conventions (DeepWok/mase at ae4660b1:
+// src/chop/passes/graph/analysis/add_metadata/add_hardware_metadata.py), the parallelism rule,
+// and the errors for nodes without hardware; the ROM word packing.
 
 #include <mase/ir/builder.hpp>
 #include <mase/pass/add_common_metadata.hpp>

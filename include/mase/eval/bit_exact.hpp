@@ -1,6 +1,7 @@
 #pragma once
 // The bit-exact evaluator's integer semantics: what MASE's fixed-point RTL computes
-// (../shared/spec/mase-reference.md §4.8), and the golden model the emitted Verilog must match.
+// (DeepWok/mase at ae4660b1: src/mase_components/cast/rtl/ and linear_layers/, with the models in
+// their test/*_tb.py), and the golden model the emitted Verilog must match.
 // Everything the hardware does to a number is one of the rules in this file:
 //
 // - hardware_cast_raw: fixed_signed_cast. Drop fraction bits by an arithmetic right shift (floor),

@@ -1,7 +1,8 @@
 #pragma once
 // Node metadata: MASE's three sections (common / software / hardware) as structs, with MASE's
 // names for every entry (data_in_0…, weight, bias, data_out_0…; verilog parameters in capitals).
-// ../shared/spec/mase-reference.md §1.4 and §2.3 give the schema.
+// MASE's schema (DeepWok/mase at ae4660b1): src/chop/ir/graph/mase_metadata.py, filled by
+// src/chop/passes/graph/analysis/add_metadata/add_common_metadata.py and add_hardware_metadata.py.
 
 #include <mase/core/ordered_map.hpp>
 #include <mase/core/shape.hpp>

@@ -1,6 +1,7 @@
 #pragma once
-// add_hardware_metadata: MASE's add_hardware_metadata_analysis_pass (../shared/spec/
-// mase-reference.md §2.3) for mase's own streaming components (<mase/verilog.hpp> emits them).
+// add_hardware_metadata: MASE's add_hardware_metadata_analysis_pass (DeepWok/mase at ae4660b1:
+// src/chop/passes/graph/analysis/add_metadata/add_hardware_metadata.py) for mase's own
+// streaming components (<mase/verilog.hpp> emits them).
 //
 // Every node gets hardware metadata with MASE's names:
 // - is_implicit: placeholders, the output, and nodes that only reshape a stream (flatten,

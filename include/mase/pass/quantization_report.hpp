@@ -2,7 +2,7 @@
 // What quantization did to a graph:
 //
 // - summarize_quantization: MASE's summarize_quantization_analysis_pass
-//   (../shared/spec/mase-reference.md §2.2). A table with one row per node (name, mase_type,
+//   (DeepWok/mase at ae4660b1: src/chop/passes/graph/transforms/quantize/summary.py). A table with one row per node (name, mase_type,
 //   mase_op, original type, quantized type, changed) and a histogram per mase_op (total, changed,
 //   unchanged). mase does not swap modules as MASE does, so a node's "type" is its number formats:
 //   "float32" when every tensor entry holds the same format, else each entry with its format

@@ -1,5 +1,6 @@
 #pragma once
-// quantize: MASE's quantize_transform_pass (../shared/spec/mase-reference.md §2.5). mase does not
+// quantize: MASE's quantize_transform_pass (DeepWok/mase at ae4660b1:
+// src/chop/passes/graph/transforms/quantize/quantize.py and quant_parsers/). mase does not
 // swap modules for quantized ones: a node is quantized by writing the number formats of its
 // operands into its common metadata, which is where the evaluator and the Verilog emitter read
 // them. So this pass's whole job is to write those formats right.

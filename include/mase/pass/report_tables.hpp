@@ -1,7 +1,8 @@
 #pragma once
 // MASE's report passes as plain functions writing text tables to a stream
 // (report_graph, report_node_type, report_node_shape, report_node_hardware_type,
-// report_node_meta_param; ../shared/spec/mase-reference.md §2.1).
+// report_node_meta_param; DeepWok/mase at ae4660b1: report_graph.py and report_node.py in
+// src/chop/passes/graph/analysis/report/).
 //
 // Every table has the same layout: a header row, a line of dashes under each column, then one
 // row per line; columns are as wide as their widest cell and separated by two spaces, and no
