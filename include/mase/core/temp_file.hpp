@@ -2,20 +2,29 @@
 // Writing files so that an interrupted or failed write never leaves a damaged file behind:
 // the content goes to a temporary file in the target's folder (so the rename stays on one file
 // system and is atomic), which is renamed into place only once it is complete.
+//
+// The temporary file is created with open(O_CREAT | O_EXCL, 0666), as a plain open would create
+// the target, so the kernel applies the process's umask: the file that is renamed into place has
+// mode 0666 & ~umask (0644 under umask 022), not mkstemp's 0600. Reading the umask instead would
+// need umask(2)'s swap, which is process-wide and races with other threads. O_EXCL keeps
+// mkstemp's guarantee that the name is ours alone (it fails on any existing entry, links
+// included), and a clash only makes the next name be tried.
 
 #include <mase/core/error.hpp>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <system_error>
 
 #include <fcntl.h>   // open
-#include <stdlib.h>  // mkstemp
-#include <unistd.h>  // close, fsync, write
+#include <unistd.h>  // close, fsync, getpid, write
 
 #include <fmt/core.h>
 
@@ -26,13 +35,26 @@ class temp_file {
 public:
   temp_file(const std::filesystem::path& target, std::string_view suffix) {
     const std::filesystem::path folder = target.parent_path().empty() ? std::filesystem::path(".") : target.parent_path();
-    std::string pattern = (folder / fmt::format(".{}.{}.XXXXXX", target.filename().string(), suffix)).string();
-    const int fd = ::mkstemp(pattern.data());
-    if (fd < 0)
-      throw error(fmt::format("cannot write {}: creating a temporary file in {} failed: {}", target.string(),
-                              folder.string(), std::system_category().message(errno)));
-    ::close(fd);
-    path_ = pattern;
+    // Unique within this process (the counter) and unlikely to be taken by another (its pid and a
+    // random part); O_EXCL settles any clash that is left.
+    static std::atomic<std::uint64_t> counter{0};
+    constexpr int attempts = 100;
+    constexpr std::size_t name_kept = 200;  // of the target's name: the temporary one stays within NAME_MAX
+    int error_number = EEXIST;
+    for (int attempt = 0; attempt < attempts && error_number == EEXIST; ++attempt) {
+      const std::filesystem::path candidate =
+          folder / fmt::format(".{}.{}.{}-{}-{:08x}", target.filename().string().substr(0, name_kept), suffix,
+                               ::getpid(), counter.fetch_add(1, std::memory_order_relaxed), random_word());
+      const int fd = ::open(candidate.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0666);
+      if (fd >= 0) {
+        ::close(fd);
+        path_ = candidate;
+        return;
+      }
+      error_number = errno;
+    }
+    throw error(fmt::format("cannot write {}: creating a temporary file in {} failed: {}", target.string(),
+                            folder.string(), std::system_category().message(error_number)));
   }
   temp_file(const temp_file&) = delete;
   temp_file& operator=(const temp_file&) = delete;
@@ -87,6 +109,18 @@ public:
   }
 
 private:
+  static std::uint32_t random_word() {
+    thread_local std::minstd_rand generator{seed()};
+    return static_cast<std::uint32_t>(generator());
+  }
+  static std::uint32_t seed() {
+    try {
+      return std::random_device{}();
+    } catch (...) {  // no entropy source: the pid and counter still keep names apart
+      return static_cast<std::uint32_t>(::getpid());
+    }
+  }
+
   std::filesystem::path path_;
 };
 
