@@ -20,7 +20,8 @@
 //   n_trials = 20
 //   n_jobs = 1
 //   timeout = 20000                               # seconds
-//   sampler = "tpe"                               # random, grid (brute-force), tpe, nsga2
+//   sampler = "tpe"                               # random, grid (brute-force), tpe, qmc, nsga2
+//                                                 # (nsgaii), nsga3 (nsgaiii), ilp
 //   sum_scaled_metrics = false                    # true: one objective, the scaled sum
 //   direction = "maximize"                        # of that sum
 //   [search.strategy.metrics]
@@ -31,7 +32,7 @@
 //
 // mase's additions, all optional: setup.seed, setup.batch_size, setup.eval ("fake-quant" or
 // "bit-exact"), setup.enqueue ("uniform": the space's uniform points are the first trials),
-// setup.population (nsga2's, default 20),
+// setup.population (nsga2's and nsga3's, default 20),
 // the metrics agreement, output_mse (software runner), average_data_bitwidth, bops and
 // model_size (each its own hw_runner table), and the hardware cost model's metrics
 // cycles_per_sample, luts, flip_flops, dsps, block_rams and lut_rams, measured by
@@ -44,6 +45,7 @@
 #include <mase/io/quant_config.hpp>
 #include <mase/search/hardware_objective.hpp>
 #include <mase/search/objective.hpp>
+#include <mase/search/sampler.hpp>
 #include <mase/search/space.hpp>
 #include <mase/search/study.hpp>
 
@@ -53,6 +55,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -79,7 +82,7 @@ struct search_config {
   direction sum_direction = direction::maximize;
   std::optional<std::int64_t> num_samples{};  // evaluate on the first N samples only
   bool enqueue_uniform = false;               // setup.enqueue = "uniform": the uniform points first
-  std::size_t population = 20;                // setup.population: nsga2's population
+  std::size_t population = 20;                // setup.population: nsga2's and nsga3's population
   std::optional<hardware_options> hardware{};  // [search.strategy.hw_runner.hardware]
   std::string file;                           // for messages
 };
@@ -101,6 +104,15 @@ inline std::vector<objective> objectives_of(const search_config& c) {
              for (std::size_t i = 0; i < list.size(); ++i) sum += scales[i] * list[i].measure(t);
              return sum;
            }}};
+}
+
+// The sampler the config names, with the config's options (nsga3's population). nsga2 and ilp
+// need their libraries: programs that link them make those (make_nsga2_sampler, make_ilp_sampler).
+inline std::unique_ptr<sampler> make_sampler(const search_config& c) {
+  const std::string where = fmt::format("{}: search.strategy.setup.sampler", c.file);
+  if (canonical_sampler_name(c.sampler, where) == "nsga3")
+    return std::make_unique<nsga3_sampler>(nsga3_sampler::options{.population = c.population});
+  return make_sampler(c.sampler, where);
 }
 
 // The run's options: the config's, with the uniform points enqueued when it asks for them.

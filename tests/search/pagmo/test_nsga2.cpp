@@ -3,6 +3,7 @@
 // journal, and its final population the best of everything it evaluated (NSGA-II's elitism:
 // no trial outside it dominates a member of its first front).
 #include <mase/ir/builder.hpp>
+#include <mase/search/config.hpp>
 #include <mase/search/nsga2.hpp>
 #include <mase/search/study.hpp>
 
@@ -82,4 +83,48 @@ TEST_CASE("nsga2: one objective, or a budget below one population, is an error")
                     Catch::Contains("two or more objectives"));
   CHECK_THROWS_WITH(run_search(g, space, s, mse_and_bits(), small_data(), {.trials = 10}),
                     Catch::Contains("population is 20 trials, more than the 10 trials left"));
+}
+
+TEST_CASE("nsgaii, MASE's name, is nsga2: the same trials for a seed") {
+  const auto config = [](const std::string& name) {
+    return parse_search_config(fmt::format(R"(
+[search.search_space]
+name = "graph/quantize/mixed_precision_ptq"
+[search.search_space.setup]
+by = "name"
+[search.search_space.seed.default.config]
+name = ["integer"]
+data_in_width = [3, 4, 6, 8]
+data_in_frac_width = ["NA"]
+weight_width = [2, 3, 4, 6, 8]
+bias_width = [8]
+[search.strategy.sw_runner.basic_evaluation]
+[search.strategy.hw_runner.average_bitwidth]
+[search.strategy.setup]
+n_trials = 24
+sampler = "{}"
+population = 8
+seed = 6
+[search.strategy.metrics]
+output_mse.direction = "minimize"
+average_bitwidth.direction = "minimize"
+)",
+                                           name),
+                               name + ".toml");
+  };
+  const graph g = small_mlp();
+  std::vector<study> studies;
+  for (const std::string name : {"nsgaii", "nsga2"}) {
+    const search_config c = config(name);
+    REQUIRE(canonical_sampler_name(c.sampler) == "nsga2");
+    const std::unique_ptr<sampler> s = make_nsga2_sampler({.population = c.population});
+    const search_space space = build_search_space(g, c.space);
+    studies.push_back(run_search(g, space, *s, objectives_of(c), small_data(), options_for(c, space)));
+  }
+  REQUIRE(studies[0].trials.size() == 24);
+  REQUIRE(studies[1].trials.size() == 24);
+  for (std::size_t i = 0; i < 24; ++i) {
+    CHECK(studies[0].trials[i].choices == studies[1].trials[i].choices);
+    CHECK(studies[0].trials[i].values == studies[1].trials[i].values);
+  }
 }
