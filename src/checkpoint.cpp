@@ -1,4 +1,4 @@
-// mase::compiled: the checkpoint codec and its entry points for mase::graph, JSON and vocabulary
+// mase::mase: the checkpoint codec and its entry points for mase::graph, JSON and vocabulary
 // included, drawing graphs and .npy files (core/compiled.hpp).
 // This unit defines what the headers declare (core/compiled.hpp).
 #define MASE_DEFINE_COMPILED

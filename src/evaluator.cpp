@@ -1,4 +1,4 @@
-// mase::compiled: the evaluator and every kernel it runs (core/compiled.hpp).
+// mase::mase: the evaluator and every kernel it runs (core/compiled.hpp).
 #include <mase/eval/evaluator.hpp>
 #include <mase/eval/evaluator_definitions.hpp>
 

@@ -1,3 +1,3 @@
-// mase::onnx_compiled: the ONNX importer's entry points with every converter (io/onnx/api.hpp).
+// mase::onnx: the ONNX importer's entry points with every converter (io/onnx/api.hpp).
 #define MASE_ONNX_DEFINE_ENTRY_POINTS
 #include <mase/io/onnx/entry_points.hpp>

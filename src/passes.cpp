@@ -1,4 +1,4 @@
-// mase::compiled: the passes' bodies (core/compiled.hpp).
+// mase::mase: the passes' bodies (core/compiled.hpp).
 // This unit defines what the headers declare (core/compiled.hpp).
 #define MASE_DEFINE_COMPILED
 #include <mase/pass/flop_estimator_definitions.hpp>

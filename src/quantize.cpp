@@ -1,4 +1,4 @@
-// mase::compiled: the quantizer over every runtime format, with every family's kernels, and
+// mase::mase: the quantizer over every runtime format, with every family's kernels, and
 // the format strings (core/compiled.hpp).
 // This unit defines what the headers declare (core/compiled.hpp).
 #define MASE_DEFINE_COMPILED

@@ -1,4 +1,4 @@
-// mase::compiled: the Verilog emitter and its testbench writer, the cost model and the tools' runners
+// mase::mase: the Verilog emitter and its testbench writer, the cost model and the tools' runners
 // (core/compiled.hpp).
 // This unit defines what the headers declare (core/compiled.hpp).
 #define MASE_DEFINE_COMPILED

@@ -1,4 +1,4 @@
-// mase::compiled: every built-in op built by name, the graph's editing members and printing
+// mase::mase: every built-in op built by name, the graph's editing members and printing
 // (core/compiled.hpp).
 // This unit defines what the headers declare (core/compiled.hpp).
 #define MASE_DEFINE_COMPILED

@@ -6,10 +6,10 @@
 #
 #   tools/compile_budget.sh [-n REPEATS] [-f "FLAGS"] [SUBJECT...]
 #
-# SUBJECT is a header below include/ (mase/ir.hpp) or a .cpp file, with "+compiled" appended to
-# compile it in the compiled mode (-DMASE_SEPARATE_COMPILATION -DMASE_ONNX_SEPARATE_COMPILATION,
-# as linking mase::onnx_compiled does);
-# by default every umbrella, and tutorial_1 both ways. Each subject is compiled REPEATS times (default 3) and its fastest time is kept;
+# SUBJECT is a header below include/ (mase/ir.hpp) or a .cpp file, compiled in the default mode
+# (-DMASE_SEPARATE_COMPILATION -DMASE_ONNX_SEPARATE_COMPILATION, as linking mase::mase and
+# mase::onnx does), or header-only with "+header_only" appended (as linking mase::header_only
+# does); by default every umbrella, and mase.hpp and tutorial_1 both ways. Each subject is compiled REPEATS times (default 3) and its fastest time is kept;
 # peak memory is the largest resident set of those runs. CXX picks the compiler (default g++).
 set -euo pipefail
 
@@ -32,7 +32,8 @@ compiler="${CXX:-g++}"
 subjects=("$@")
 if [[ ${#subjects[@]} -eq 0 ]]; then
   subjects=(mase/core.hpp mase/formats.hpp mase/ir.hpp mase/eval.hpp mase/passes.hpp mase/io.hpp mase/mase.hpp
-            mase/verilog.hpp "$root/examples/tutorial_1.cpp" "$root/examples/tutorial_1.cpp+compiled")
+            mase/verilog.hpp mase/mase.hpp+header_only "$root/examples/tutorial_1.cpp"
+            "$root/examples/tutorial_1.cpp+header_only")
 fi
 
 work="$(mktemp -d)"
@@ -65,9 +66,9 @@ echo "compiler: $("$compiler" --version | head -1); flags: $flags; fastest of $r
 printf "%-28s %8s %8s %9s %8s\n" subject seconds ratio "peak MB" ratio
 printf "%-28s %8.2f %8.2f %9.0f %8.2f\n" "Eigen/Dense" "$base_seconds" 1 "$((base_kilobytes / 1024))" 1
 for subject in "${subjects[@]}"; do
-  extra=""
-  if [[ "$subject" == *+compiled ]]; then extra="-DMASE_SEPARATE_COMPILATION -DMASE_ONNX_SEPARATE_COMPILATION"; fi
-  read -r seconds kilobytes < <(measure "$(source_for "${subject%+compiled}")" "$extra")
+  extra="-DMASE_SEPARATE_COMPILATION -DMASE_ONNX_SEPARATE_COMPILATION"
+  if [[ "$subject" == *+header_only ]]; then extra=""; fi
+  read -r seconds kilobytes < <(measure "$(source_for "${subject%+header_only}")" "$extra")
   printf "%-28s %8.2f %8.2f %9.0f %8.2f\n" "${subject#"$root/"}" "$seconds" \
     "$(awk "BEGIN{print $seconds / $base_seconds}")" "$((kilobytes / 1024))" \
     "$(awk "BEGIN{print $kilobytes / $base_kilobytes}")"

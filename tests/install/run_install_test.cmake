@@ -1,7 +1,7 @@
 # cmake -P script: install mase into a scratch prefix, then configure, build and run the projects
-# that use it as a user's would: tests/install/header_only (find_package(mase) alone, with the
-# optional components' libraries hidden) and tests/install/consumer (the compiled modes and the
-# C++ blocks of README.md and docs/*.md).
+# that use it as a user's would: tests/install/without_components (find_package(mase) alone, with
+# the optional components' libraries hidden, in both modes) and tests/install/consumer (the
+# components, the first tutorial and the C++ blocks of README.md and docs/*.md).
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 string(TIMESTAMP started "%s")
@@ -22,24 +22,25 @@ endif()
 
 run(${CMAKE_COMMAND} --install ${MASE_BINARY_DIR} --prefix ${prefix})
 
-# mase::mase alone must configure without ONNX, Protobuf or toml++: a find_package(mase) that
+# mase::mase and mase::header_only alone must configure without ONNX, Protobuf or toml++: a find_package(mase) that
 # looks for them unasked fails here.
 set(hidden -DCMAKE_DISABLE_FIND_PACKAGE_ONNX=ON -DCMAKE_DISABLE_FIND_PACKAGE_Protobuf=ON
     -DCMAKE_DISABLE_FIND_PACKAGE_tomlplusplus=ON)
-run(${CMAKE_COMMAND} -S ${MASE_SOURCE_DIR}/tests/install/header_only -B ${WORK_DIR}/header_only
+run(${CMAKE_COMMAND} -S ${MASE_SOURCE_DIR}/tests/install/without_components -B ${WORK_DIR}/without_components
     ${configure_options} ${hidden})
-run(${CMAKE_COMMAND} --build ${WORK_DIR}/header_only)
-run(${WORK_DIR}/header_only/consumer)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/without_components --parallel 2)
+run(${WORK_DIR}/without_components/consumer)
+run(${WORK_DIR}/without_components/consumer_header_only)
 
 # ... and asking for the onnx component there must fail, naming what it needs.
-execute_process(COMMAND ${CMAKE_COMMAND} -S ${MASE_SOURCE_DIR}/tests/install/header_only
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${MASE_SOURCE_DIR}/tests/install/without_components
                   -B ${WORK_DIR}/without_onnx ${configure_options} ${hidden} -DMASE_COMPONENTS=onnx
                 RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(result EQUAL 0 OR NOT err MATCHES "The component onnx needs Protobuf and ONNX")
   message(FATAL_ERROR "find_package(mase COMPONENTS onnx) without ONNX: expected it to fail naming "
                       "Protobuf and ONNX; it returned ${result}:\n${out}\n${err}")
 endif()
-message("header_only: find_package(mase COMPONENTS onnx) without ONNX fails, naming it")
+message("without_components: find_package(mase COMPONENTS onnx) without ONNX fails, naming it")
 
 run(${CMAKE_COMMAND} -S ${MASE_SOURCE_DIR}/tests/install/consumer -B ${WORK_DIR}/build
     ${configure_options} -DMASE_SOURCE_DIR=${MASE_SOURCE_DIR})

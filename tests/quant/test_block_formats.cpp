@@ -35,7 +35,10 @@ std::int64_t volume(const shape_t& s) {
 
 std::string shape_string(const shape_t& s) {
   std::string r = "[";
-  for (std::size_t i = 0; i < s.size(); ++i) r += (i ? "," : "") + std::to_string(s[i]);
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (i > 0) r += ',';
+    r += std::to_string(s[i]);
+  }
   return r + "]";
 }
 

@@ -1,11 +1,12 @@
 #pragma once
-// mase is header-only by default. A project may instead take the code that walks the whole
+// Two modes, one set of headers. By default (CMake's mase::mase) the code that walks the whole
 // vocabulary (the evaluator and every kernel, the quantizer over every runtime format, the passes'
 // bodies, the Verilog emitter and cost model, the built-in ops built by name, the checkpoint
-// codec) compiled once, from the mase::compiled
-// library: linking that CMake target defines MASE_SEPARATE_COMPILATION, and the headers then
-// declare those functions and instantiations instead of compiling them in every translation unit
-// (docs/architecture.md, "What including mase costs").
+// codec) comes compiled once, in mase's static library: linking it defines
+// MASE_SEPARATE_COMPILATION, and the headers then declare those functions and instantiations
+// instead of compiling them in every translation unit. mase::header_only leaves the macro
+// undefined and compiles everything inline in the including unit (docs/architecture.md, "What
+// including mase costs").
 //
 // Two forms. A template's instantiation is declared `extern template` when
 // MASE_EXTERN_INSTANTIATIONS is 1. A non-template function is declared MASE_COMPILED_INLINE in

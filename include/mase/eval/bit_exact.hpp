@@ -394,6 +394,9 @@ inline void look_up_codes(const float* __restrict values, float* __restrict y, s
   }
 }
 
+// Every table is padded to this size, which the AVX-512 lookup reads whole (8-bit codes).
+inline constexpr std::size_t register_table_entries = 256;
+
 #if MASE_DISPATCH
 // look_up_codes in float with AVX2's gather (GCC 12, vectorising the loop itself, loads each entry
 // on its own), for scales that are normal floats: a value times 2^frac is then its code exactly,
@@ -413,8 +416,7 @@ __attribute__((target("avx2"))) inline void look_up_codes_avx2(const float* valu
 // The same for tables of at most register_table_entries entries (8-bit codes), which sixteen
 // AVX-512 registers hold: eight two-register permutes each look up 32 entries by an index's low
 // five bits, and its three high bits choose among the eight. No memory access per element, where
-// a gather makes one per element (GELU's table: about twice as fast on this machine's cores).
-inline constexpr std::size_t register_table_entries = 256;
+// a gather makes one per element.
 __attribute__((target("avx512f"))) inline void look_up_codes_avx512(const float* values, float* y, std::size_t count,
                                                                   float scale, float lo, float hi,
                                                                   const float* table) noexcept {

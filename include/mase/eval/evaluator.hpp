@@ -258,7 +258,7 @@ private:
 
 using evaluator = basic_evaluator<graph>;
 
-// Compiled once, in mase::compiled, when the project uses it (core/compiled.hpp).
+// Compiled once, in mase::mase, when the project uses it (core/compiled.hpp).
 #if MASE_EXTERN_INSTANTIATIONS
 extern template class basic_evaluator<graph>;
 #endif
@@ -266,7 +266,7 @@ extern template class basic_evaluator<graph>;
 }  // namespace mase
 
 // The members that run kernels (and with them every kernel and lowering rule): compiled here in
-// the header-only mode, once in mase::compiled otherwise.
+// the header-only mode, once in mase::mase otherwise.
 #if !MASE_EXTERN_INSTANTIATIONS
 #include <mase/eval/evaluator_definitions.hpp>
 #endif

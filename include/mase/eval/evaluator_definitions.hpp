@@ -1,7 +1,7 @@
 #pragma once
 // basic_evaluator's members that run kernels, and with them every float kernel and integer rule.
 // eval/evaluator.hpp includes this in the header-only mode; in the compiled mode only
-// mase::compiled's unit does (src/evaluator.cpp), so a unit that uses an evaluator parses the
+// mase::mase's unit does (src/evaluator.cpp), so a unit that uses an evaluator parses the
 // class and not the kernels. A unit that calls a kernel or a lowering rule itself includes
 // eval/kernels.hpp or eval/bit_exact.hpp.
 

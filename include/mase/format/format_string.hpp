@@ -10,7 +10,7 @@
 //
 // Trailing options (a rounding name, an overflow name, flags) appear only when they differ
 // from the defaults, so every format has exactly one spelling. Defined in
-// format/format_string_definitions.hpp (in the compiled mode, once, in mase::compiled).
+// format/format_string_definitions.hpp (in the compiled mode, once, in mase::mase).
 
 #include <mase/core/compiled.hpp>
 #include <mase/format/format.hpp>

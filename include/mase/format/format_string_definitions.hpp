@@ -1,13 +1,13 @@
 #pragma once
 // to_string and parse for every format (format/format_string.hpp declares them): inline in the
-// header-only mode, compiled once in mase::compiled (src/quantize.cpp) otherwise.
+// header-only mode, compiled once in mase::mase (src/quantize.cpp) otherwise.
 
 #include <mase/format/format_string.hpp>
 
-// A unit that links mase::compiled gets these from the library; defining them again here would
+// A unit that links the compiled library (mase::mase) gets these from the library; defining them again here would
 // break the link with duplicate symbols.
 #if MASE_EXTERN_INSTANTIATIONS && !defined(MASE_DEFINE_COMPILED)
-#error "this header holds definitions that mase::compiled provides; include <mase/format/format_string.hpp> instead"
+#error "this header holds definitions that the compiled library (mase::mase) provides; include <mase/format/format_string.hpp> instead"
 #endif
 
 #include <algorithm>

@@ -9,7 +9,7 @@
 //
 // The formats are mase's arithmetically right ones (docs/formats.md lists every difference);
 // mase::compat reproduces MASE's own quantizers where its exact quirks are wanted. Defined in
-// format/mase_config_definitions.hpp (in the compiled mode, once, in mase::compiled).
+// format/mase_config_definitions.hpp (in the compiled mode, once, in mase::mase).
 
 #include <mase/core/compiled.hpp>
 #include <mase/format/format.hpp>

@@ -6,7 +6,7 @@
 //   mase::graph g = mase::from_checkpoint("out/model");
 //
 // The format, and the definitions: io/checkpoint/codec.hpp, which this header includes unless the
-// unit links mase::compiled (core/compiled.hpp); that library holds the entry points for
+// unit links mase::mase (core/compiled.hpp); that library holds the entry points for
 // mase::graph compiled once, so such a unit parses the declarations below only.
 
 #include <mase/core/compiled.hpp>

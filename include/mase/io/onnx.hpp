@@ -6,9 +6,9 @@
 // the model at once; a damaged file, a missing initializer or a wrong attribute is a mase::error
 // naming the file, node and op.
 //
-// Not part of mase.hpp: it needs the ONNX protobuf library (link mase::onnx, which brings
-// ONNX::onnx_proto from Debian's libonnx-dev). Linking mase::onnx_compiled instead takes the
-// importer compiled once: this header then declares the entry points only (io/onnx/api.hpp).
+// Not part of mase.hpp: it needs the ONNX protobuf library (ONNX::onnx_proto from Debian's
+// libonnx-dev). Linking mase::onnx takes the importer compiled once: this header then declares
+// the entry points only (io/onnx/api.hpp). mase::onnx_header_only compiles it in the unit.
 
 #include <mase/io/onnx/api.hpp>
 

@@ -2,7 +2,7 @@
 // mase::graph: the dynamic graph. Nodes hold an op (any_op), their input edges, the
 // parameters they own (weight, bias, …) and their metadata. Node ids stay valid while other
 // nodes are added and erased; nodes() is always in topological order. The members that edit the
-// graph are defined in ir/graph_definitions.hpp (in the compiled mode, once, in mase::compiled).
+// graph are defined in ir/graph_definitions.hpp (in the compiled mode, once, in mase::mase).
 
 #include <mase/core/compiled.hpp>
 #include <mase/core/error.hpp>

@@ -22,7 +22,7 @@ namespace mase {
 
 namespace detail {
 // Checks every op of a list against mase::op_type. Checking the ~90 built-in ops costs about a
-// tenth of a second in every unit, so mase::compiled's src/vocabulary.cpp checks builtin_ops once
+// tenth of a second in every unit, so mase::mase's src/vocabulary.cpp checks builtin_ops once
 // (and the op tests check each op); a user's op is checked where it becomes an any_op.
 template <class... Ops>
 constexpr bool all_op_types(op_list<Ops...>) {
@@ -214,7 +214,7 @@ const vocabulary& builtin_vocabulary() {
   return ops;
 }
 
-// Compiled once, in mase::compiled, when the project uses it (core/compiled.hpp): building every
+// Compiled once, in mase::mase, when the project uses it (core/compiled.hpp): building every
 // op by name is most of what a unit that loads a checkpoint or an ONNX model compiles.
 #if MASE_EXTERN_INSTANTIATIONS
 extern template const vocabulary& builtin_vocabulary<builtin_ops>();

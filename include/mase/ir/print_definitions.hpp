@@ -1,13 +1,13 @@
 #pragma once
 // Printing graphs, nodes and metadata (ir/print.hpp declares it): inline in the header-only mode,
-// compiled once in mase::compiled (src/vocabulary.cpp) otherwise.
+// compiled once in mase::mase (src/vocabulary.cpp) otherwise.
 
 #include <mase/ir/print.hpp>
 
-// A unit that links mase::compiled gets these from the library; defining them again here would
+// A unit that links the compiled library (mase::mase) gets these from the library; defining them again here would
 // break the link with duplicate symbols.
 #if MASE_EXTERN_INSTANTIATIONS && !defined(MASE_DEFINE_COMPILED)
-#error "this header holds definitions that mase::compiled provides; include <mase/ir/print.hpp> instead"
+#error "this header holds definitions that the compiled library (mase::mase) provides; include <mase/ir/print.hpp> instead"
 #endif
 
 #include <cstddef>

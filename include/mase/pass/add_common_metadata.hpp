@@ -47,7 +47,7 @@ MASE_COMPILED_INLINE void write_common_metadata(graph& g, const std::vector<shap
 // Runs the float evaluator on `dummy_in`, recording each node's result shapes and, when `values`
 // is given, its inputs' and results' values. A template over the graph type, defined with the
 // evaluator in add_common_metadata_definitions.hpp, so that the evaluator is compiled only where
-// add_common_metadata(dummy_in) runs, or once in mase::compiled.
+// add_common_metadata(dummy_in) runs, or once in mase::mase.
 template <class Graph>
 void record_float_run(const Graph& g, const ordered_map<tensor>& dummy_in, std::vector<shape_list>& shapes,
                       std::vector<recorded_values>* values);

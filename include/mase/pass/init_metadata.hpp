@@ -15,7 +15,7 @@ struct init_metadata_pass {
 
   // Defined in pass/init_metadata_definitions.hpp: assigning whole metadata compiles every
   // metadata member's copy and destruction, a quarter of a second (in the compiled mode, once, in
-  // mase::compiled).
+  // mase::mase).
   void run(graph& g) const;
 };
 

@@ -1,15 +1,15 @@
 #pragma once
 // prune's bodies (pass/prune.hpp declares them): inline in the header-only mode, compiled once
-// in mase::compiled (src/passes.cpp) otherwise.
+// in mase::mase (src/passes.cpp) otherwise.
 
 #include <mase/core/suggest.hpp>
 #include <mase/core/tensor_eigen.hpp>
 #include <mase/pass/prune.hpp>
 
-// A unit that links mase::compiled gets these from the library; defining them again here would
+// A unit that links the compiled library (mase::mase) gets these from the library; defining them again here would
 // break the link with duplicate symbols.
 #if MASE_EXTERN_INSTANTIATIONS && !defined(MASE_DEFINE_COMPILED)
-#error "this header holds definitions that mase::compiled provides; include <mase/pass/prune.hpp> instead"
+#error "this header holds definitions that the compiled library (mase::mase) provides; include <mase/pass/prune.hpp> instead"
 #endif
 
 #include <algorithm>

@@ -1,16 +1,16 @@
 #pragma once
 // The quantization reports' bodies (pass/quantization_report.hpp declares them): inline in the
-// header-only mode, compiled once in mase::compiled (src/passes.cpp) otherwise.
+// header-only mode, compiled once in mase::mase (src/passes.cpp) otherwise.
 
 #include <mase/core/temp_file.hpp>
 #include <mase/pass/quantization_report.hpp>
 #include <mase/pass/report_tables_definitions.hpp>  // detail::mase_op_of
 #include <mase/quant/quantize.hpp>
 
-// A unit that links mase::compiled gets these from the library; defining them again here would
+// A unit that links the compiled library (mase::mase) gets these from the library; defining them again here would
 // break the link with duplicate symbols.
 #if MASE_EXTERN_INSTANTIATIONS && !defined(MASE_DEFINE_COMPILED)
-#error "this header holds definitions that mase::compiled provides; include <mase/pass/quantization_report.hpp> instead"
+#error "this header holds definitions that the compiled library (mase::mase) provides; include <mase/pass/quantization_report.hpp> instead"
 #endif
 
 #include <algorithm>

@@ -219,7 +219,7 @@ struct quantize_info {
 
 // ---------------------------------------------------------------------------------------------
 // The pass's steps; they and MASE's tables are defined in pass/quantize_definitions.hpp (in the
-// compiled mode, once, in mase::compiled).
+// compiled mode, once, in mase::mase).
 
 namespace detail {
 
@@ -354,7 +354,7 @@ struct quantize_pass {
   quantize_config config;
 
   // A template so that std::regex is compiled only where the pass is used, or once in
-  // mase::compiled (detail::quantize_graph).
+  // mase::mase (detail::quantize_graph).
   template <std::derived_from<graph> G>
   quantize_info run(G& g) const {
     return detail::quantize_graph<deferred_t<graph, G>>(g, config);

@@ -1,14 +1,14 @@
 #pragma once
 // The quantize pass's steps and MASE's tables (pass/quantize.hpp declares the steps): inline in
-// the header-only mode, compiled once in mase::compiled (src/passes.cpp) otherwise.
+// the header-only mode, compiled once in mase::mase (src/passes.cpp) otherwise.
 
 #include <mase/pass/name_pattern.hpp>
 #include <mase/pass/quantize.hpp>
 
-// A unit that links mase::compiled gets these from the library; defining them again here would
+// A unit that links the compiled library (mase::mase) gets these from the library; defining them again here would
 // break the link with duplicate symbols.
 #if MASE_EXTERN_INSTANTIATIONS && !defined(MASE_DEFINE_COMPILED)
-#error "this header holds definitions that mase::compiled provides; include <mase/pass/quantize.hpp> instead"
+#error "this header holds definitions that the compiled library (mase::mase) provides; include <mase/pass/quantize.hpp> instead"
 #endif
 
 #include <algorithm>

@@ -1,13 +1,13 @@
 #pragma once
 // verify's body (pass/verify.hpp declares it): inline in the header-only mode, compiled once in
-// mase::compiled (src/passes.cpp) otherwise.
+// mase::mase (src/passes.cpp) otherwise.
 
 #include <mase/pass/verify.hpp>
 
-// A unit that links mase::compiled gets these from the library; defining them again here would
+// A unit that links the compiled library (mase::mase) gets these from the library; defining them again here would
 // break the link with duplicate symbols.
 #if MASE_EXTERN_INSTANTIATIONS && !defined(MASE_DEFINE_COMPILED)
-#error "this header holds definitions that mase::compiled provides; include <mase/pass/verify.hpp> instead"
+#error "this header holds definitions that the compiled library (mase::mase) provides; include <mase/pass/verify.hpp> instead"
 #endif
 
 #include <string>

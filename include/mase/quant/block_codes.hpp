@@ -2,7 +2,7 @@
 // The codes hardware stores for block formats: one shared code per block (the exponent or bias
 // the block's elements share) and one code per element. `encode_blocks` picks each block's
 // shared value with the same function `quantize` uses, so decode(encode(x)) == quantize(x).
-// Defined in quant/block_codes_definitions.hpp (in the compiled mode, once, in mase::compiled).
+// Defined in quant/block_codes_definitions.hpp (in the compiled mode, once, in mase::mase).
 //
 //   format           shared code                         element code
 //   block_fp         e + bias            (exp_bits)      sign | magnitude k, value ±k·2^(e-m)

@@ -2,7 +2,7 @@
 // One entry point over every format: quantize a span or an Eigen array, out of place or in
 // place, with a runtime mase::format or a descriptor known at compile time; encode / decode
 // element-wise formats to the codes hardware stores. The functions over every runtime format
-// are defined in quant/quantize_definitions.hpp (in the compiled mode, once, in mase::compiled).
+// are defined in quant/quantize_definitions.hpp (in the compiled mode, once, in mase::mase).
 
 #include <mase/core/compiled.hpp>
 #include <mase/format/format.hpp>

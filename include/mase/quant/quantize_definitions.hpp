@@ -1,14 +1,14 @@
 #pragma once
 // The quantizer entry points over every runtime format (quant/quantize.hpp declares them), which
 // instantiate every family's kernels: inline in the header-only mode, compiled once in
-// mase::compiled (src/quantize.cpp) otherwise.
+// mase::mase (src/quantize.cpp) otherwise.
 
 #include <mase/quant/quantize.hpp>
 
-// A unit that links mase::compiled gets these from the library; defining them again here would
+// A unit that links the compiled library (mase::mase) gets these from the library; defining them again here would
 // break the link with duplicate symbols.
 #if MASE_EXTERN_INSTANTIATIONS && !defined(MASE_DEFINE_COMPILED)
-#error "this header holds definitions that mase::compiled provides; include <mase/quant/quantize.hpp> instead"
+#error "this header holds definitions that the compiled library (mase::mase) provides; include <mase/quant/quantize.hpp> instead"
 #endif
 
 #include <cstdint>

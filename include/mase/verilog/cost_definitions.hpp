@@ -1,14 +1,14 @@
 #pragma once
 // The hardware cost model's walk over a graph (verilog/cost.hpp declares it and states the model):
-// inline in the header-only mode, compiled once in mase::compiled (src/verilog.cpp) otherwise.
+// inline in the header-only mode, compiled once in mase::mase (src/verilog.cpp) otherwise.
 
 #include <mase/eval/bit_exact.hpp>
 #include <mase/verilog/cost.hpp>
 
-// A unit that links mase::compiled gets these from the library; defining them again here would
+// A unit that links the compiled library (mase::mase) gets these from the library; defining them again here would
 // break the link with duplicate symbols.
 #if MASE_EXTERN_INSTANTIATIONS && !defined(MASE_DEFINE_COMPILED)
-#error "this header holds definitions that mase::compiled provides; include <mase/verilog/cost.hpp> instead"
+#error "this header holds definitions that the compiled library (mase::mase) provides; include <mase/verilog/cost.hpp> instead"
 #endif
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 #pragma once
 // The emitter (verilog/emit.hpp declares emit_verilog_project and says what it writes):
-// inline in the header-only mode, compiled once in mase::compiled (src/verilog.cpp) otherwise.
+// inline in the header-only mode, compiled once in mase::mase (src/verilog.cpp) otherwise.
 
 #include <mase/core/error.hpp>
 #include <mase/core/project_folder.hpp>
@@ -1053,8 +1053,8 @@ MASE_COMPILED_INLINE emit_info emit_verilog_project(const graph& g, const emit_o
 // The emitter's testbench members.
 #include <mase/verilog/testbench.hpp>
 
-// A unit that links mase::compiled gets these from the library; defining them again here would
+// A unit that links the compiled library (mase::mase) gets these from the library; defining them again here would
 // break the link with duplicate symbols.
 #if MASE_EXTERN_INSTANTIATIONS && !defined(MASE_DEFINE_COMPILED)
-#error "this header holds definitions that mase::compiled provides; include <mase/verilog/emit.hpp> instead"
+#error "this header holds definitions that the compiled library (mase::mase) provides; include <mase/verilog/emit.hpp> instead"
 #endif

@@ -1,15 +1,15 @@
 #pragma once
 // Running simulators and synthesis on an emitted project (verilog/tools.hpp declares it): inline in
-// the header-only mode, compiled once in mase::compiled (src/verilog.cpp) otherwise.
+// the header-only mode, compiled once in mase::mase (src/verilog.cpp) otherwise.
 
 #include <mase/core/child_process.hpp>
 #include <mase/core/project_folder.hpp>
 #include <mase/verilog/tools.hpp>
 
-// A unit that links mase::compiled gets these from the library; defining them again here would
+// A unit that links the compiled library (mase::mase) gets these from the library; defining them again here would
 // break the link with duplicate symbols.
 #if MASE_EXTERN_INSTANTIATIONS && !defined(MASE_DEFINE_COMPILED)
-#error "this header holds definitions that mase::compiled provides; include <mase/verilog/tools.hpp> instead"
+#error "this header holds definitions that the compiled library (mase::mase) provides; include <mase/verilog/tools.hpp> instead"
 #endif
 
 #include <cstdint>

@@ -7,7 +7,7 @@ int main() {
   const float x = 1.3f;
   float y = 0;
   mase::quantize(f, std::span<const float>(&x, 1), std::span<float>(&y, 1));
-  std::printf("consumer: %s quantizes 1.3 to %g\n", mase::to_string(f).c_str(), static_cast<double>(y));
+  std::printf("%s: %s quantizes 1.3 to %g\n", CONSUMER_NAME, mase::to_string(f).c_str(), static_cast<double>(y));
 
   // The graph layer at the user's -O3 -Werror: build, annotate, verify, report.
   mase::builder b;
@@ -18,6 +18,6 @@ int main() {
                                                     mase::verify | mase::report_node_shape);
   const bool graph_ok = std::get<3>(info).nodes == 3 && g.at("fc1").meta.common.results.at("data_out_0").shape ==
                                                             mase::shape{4, 3};
-  std::printf("consumer: graph of %zu nodes after remove_dropout\n", g.size());
+  std::printf("%s: graph of %zu nodes after remove_dropout\n", CONSUMER_NAME, g.size());
   return y == 1.25f && graph_ok ? 0 : 1;
 }

@@ -85,7 +85,10 @@ inline unary_maps unary(const kernel_args& args, std::string_view op_name) {
 // of those may differ in the last bit.)
 template <class F>
 void exact_pointwise(const kernel_args& args, std::string_view op_name, F&& f) {
-  auto [x, y] = unary(args, op_name);
+  // Named members, not a structured binding: C++20 lets a lambda capture a binding, clang 14 does not.
+  unary_maps maps = unary(args, op_name);
+  auto& x = maps.x;
+  auto& y = maps.y;
   thread_pool::shared_chunks(static_cast<std::size_t>(x.size()), args.threads, parallel_grain,
                              [&](std::size_t first, std::size_t last, std::size_t) {
                                const auto at = static_cast<Eigen::Index>(first);

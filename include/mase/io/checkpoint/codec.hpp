@@ -1,7 +1,7 @@
 #pragma once
 // The checkpoint codec: the definitions of io/checkpoint.hpp's entry points, and the format they
 // read and write. Included by io/checkpoint.hpp in the header-only mode; in the compiled mode
-// (core/compiled.hpp) mase::compiled holds them for mase::graph, and a unit includes this header
+// (core/compiled.hpp) mase::mase holds them for mase::graph, and a unit includes this header
 // only to use the codec's parts (checkpoint_detail).
 //
 // <stem>.safetensors holds every tensor: each parameter as "<node>.<role>" ("fc1.weight") and

@@ -1,6 +1,6 @@
 #pragma once
 // The definitions of io/onnx/api.hpp's entry points: inline through io/onnx.hpp in the
-// header-only mode, compiled once into mase::onnx_compiled (src/onnx.cpp) in the compiled mode.
+// header-only mode, compiled once into mase::onnx (src/onnx.cpp) in the compiled mode.
 
 #include <mase/core/temp_file.hpp>
 #include <mase/io/onnx/api.hpp>
@@ -18,7 +18,7 @@
 #include <fmt/core.h>
 
 #if defined(MASE_ONNX_SEPARATE_COMPILATION) && !defined(MASE_ONNX_DEFINE_ENTRY_POINTS)
-#error "mase/io/onnx/entry_points.hpp defines what mase::onnx_compiled holds; include <mase/io/onnx.hpp> instead"
+#error "mase/io/onnx/entry_points.hpp defines what the compiled importer (mase::onnx) holds; include <mase/io/onnx.hpp> instead"
 #endif
 
 namespace mase::onnx {
