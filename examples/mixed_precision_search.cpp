@@ -95,7 +95,7 @@ int main(int argc, char** argv) try {
              space.subjects.size(), fmt::join(space.subjects, ", "), space.size());
 
   // 3. the search
-  const std::unique_ptr<search::sampler> sampler = search::make_sampler(config.sampler);
+  const std::unique_ptr<search::sampler> sampler = search::make_sampler(config);
   const std::vector<search::objective> objectives = search::objectives_of(config);
   search::search_options options = search::options_for(config, space);
   options.journal = out_dir / "trials.jsonl";
@@ -120,8 +120,15 @@ int main(int argc, char** argv) try {
   const double float_accuracy = static_cast<double>(correct) / test_count;
 
   // 4. the front, against the uniform configs
+  // Each point of the front once (its first trial); `every` also holds the trials with the same
+  // values, one of which may be the mixed-precision match of a uniform config.
   const std::vector<std::size_t> front = study.pareto_front();
-  fmt::print("3. Pareto front ({} trials; float32 accuracy {:.2f} %):\n", front.size(), 100 * float_accuracy);
+  std::vector<std::size_t> every;
+  for (const search::study::front_point& p : study.distinct_front()) {
+    every.push_back(p.index);
+    every.insert(every.end(), p.same.begin(), p.same.end());
+  }
+  fmt::print("3. Pareto front ({} points; float32 accuracy {:.2f} %):\n", front.size(), 100 * float_accuracy);
   for (std::size_t i : front) fmt::print("   trial {:>3}: {}\n", study.trials[i].number, describe(study.trials[i]));
 
   // The uniform configs were the first trials (setup.enqueue = "uniform"), so the front covers
@@ -136,7 +143,7 @@ int main(int argc, char** argv) try {
       return f.values[0] >= u.values[0] && f.values[1] <= u.values[1];
     };
     covered += std::any_of(front.begin(), front.end(), matches);
-    by_mixed += std::any_of(front.begin(), front.end(),
+    by_mixed += std::any_of(every.begin(), every.end(),
                             [&](std::size_t i) { return !is_uniform(study.trials[i].choices) && matches(i); });
   }
   fmt::print("4. uniform configs (one data width and one weight width for every layer): {} of {} matched or beaten by "

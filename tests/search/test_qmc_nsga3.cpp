@@ -341,7 +341,7 @@ average_bitwidth.direction = "minimize"
   for (std::size_t i = 0; i < 40; ++i) CHECK(resumed.trials[i].choices == one.trials[i].choices);
 }
 
-TEST_CASE("MASE's sampler names: nsgaii, nsgaiii and qmc are read; nsgaii without pagmo says what it needs") {
+TEST_CASE("MASE's sampler names: nsgaii, nsgaiii and qmc are read, and nsgaii without pagmo says what it needs") {
   CHECK(canonical_sampler_name("nsgaii") == "nsga2");
   CHECK(canonical_sampler_name("nsga2") == "nsga2");
   CHECK(canonical_sampler_name("nsgaiii") == "nsga3");

@@ -13,10 +13,13 @@
 #include <mase/search/report.hpp>
 #include <mase/search/study.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "search_fixtures.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -130,12 +133,19 @@ TEST_CASE("a trial's values are what quantize, the evaluator and calculate_avg_b
     CHECK(t.values[1] == calculate_avg_bits(quantized).w_avg_bit);
     CHECK(t.values[2] == Approx(squared / (64 * 4)));
   }
-  // The front: exactly the trials no other trial dominates.
-  const std::vector<std::size_t> front = s.pareto_front();
+  // The front: exactly the trials no other trial dominates, each set of equal values once (its
+  // first trial; the others listed with it).
+  const std::vector<study::front_point> front = s.distinct_front();
   for (std::size_t i = 0; i < s.trials.size(); ++i) {
-    bool dominated = false;
+    bool dominated = false, earlier_same = false;
     for (const trial& o : s.trials) dominated = dominated || dominates(s.minimized(o), s.minimized(s.trials[i]));
-    CHECK((std::find(front.begin(), front.end(), i) != front.end()) == !dominated);
+    for (std::size_t j = 0; j < i; ++j) earlier_same = earlier_same || s.minimized(s.trials[j]) == s.minimized(s.trials[i]);
+    const auto first = std::find_if(front.begin(), front.end(), [&](const auto& p) { return p.index == i; });
+    const auto other = std::find_if(front.begin(), front.end(), [&](const auto& p) {
+      return std::find(p.same.begin(), p.same.end(), i) != p.same.end();
+    });
+    CHECK((first != front.end()) == (!dominated && !earlier_same));
+    CHECK((other != front.end()) == (!dominated && earlier_same));
   }
 }
 
@@ -261,7 +271,7 @@ TEST_CASE("the outputs: pareto.csv holds the front, pareto.svg every successful 
   std::istringstream lines(csv);
   std::string header, line;
   std::getline(lines, header);
-  CHECK(header.starts_with("trial,agreement,average_bitwidth,fc1.name,fc1.data_in_width"));
+  CHECK(header.starts_with("trial,same_objectives,agreement,average_bitwidth,fc1.name,fc1.data_in_width"));
   std::size_t rows = 0;
   while (std::getline(lines, line)) {
     REQUIRE(rows < front.size());
@@ -277,9 +287,81 @@ TEST_CASE("the outputs: pareto.csv holds the front, pareto.svg every successful 
     ++circles;
     red += svg.compare(svg.find("fill=", at), red_fill.size(), red_fill) == 0;
   }
-  CHECK(circles == s.trials.size());  // one panel (two objectives), every trial succeeded
+  // One panel (two objectives), every trial succeeded; trials with a front point's values are
+  // drawn once, as that point.
+  std::size_t repeats = 0;
+  for (const study::front_point& p : s.distinct_front()) repeats += p.same.size();
+  CHECK(circles == s.trials.size() - repeats);
   CHECK(red == front.size());
-  CHECK(svg.find(fmt::format("{} trials, {} on the front", s.trials.size(), front.size())) != std::string::npos);
+  CHECK(svg.find(fmt::format("{} trials, {} distinct points on the front", s.trials.size(), front.size())) != std::string::npos);
+}
+
+// A journal whose trials score the same as each other, values written by hand (as a long search
+// on a finite data set gives them), read back by a resumed search that runs nothing.
+TEST_CASE("the front lists each objective vector once: its first trial, the others counted") {
+  const graph g = small_mlp();
+  const search_space space = widths_space(g);
+  const std::filesystem::path path = scratch("duplicates.jsonl");
+  const std::vector<objective> objs = {objectives::output_mse(), objectives::average_bitwidth()};
+  grid_sampler grid;
+  const search_options options{.trials = 10, .seed = 9, .journal = path};
+  (void)run_search(g, space, grid, objs, small_data(), options);
+
+  // (output_mse, average bits), both minimized. Trials 2 and 7 repeat trial 0, 4 repeats 1, 9
+  // repeats 3; 6 and 8 are dominated (by 1 and by 0). The front, by hand: 0 (+2), 1 (+1), 3 (+1), 5.
+  const std::vector<std::pair<double, double>> values = {{0.5, 4}, {0.3, 6}, {0.5, 4}, {0.2, 8}, {0.3, 6},
+                                                         {0.6, 3}, {0.4, 6}, {0.5, 4}, {0.7, 5}, {0.2, 8}};
+  std::istringstream lines(file_text(path));
+  std::string line, rewritten;
+  std::getline(lines, line);
+  rewritten = line + "\n";
+  while (std::getline(lines, line)) {
+    nlohmann::json j = nlohmann::json::parse(line);
+    const auto [mse, bits] = values.at(j.at("trial").get<std::size_t>());
+    j["values"] = {{"output_mse", mse}, {"average_bitwidth", bits}};
+    rewritten += j.dump() + "\n";
+  }
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << rewritten;
+
+  std::size_t ran = 0;
+  search_options resume = options;
+  resume.on_trial = [&](const study&, const trial&) { ++ran; };
+  grid_sampler again;
+  const study s = run_search(g, space, again, objs, small_data(), resume);
+  CHECK(ran == 0);
+  REQUIRE(s.trials.size() == 10);  // the journal keeps every trial
+  const std::vector<study::front_point> front = s.distinct_front();
+  REQUIRE(front.size() == 4);
+  const std::vector<std::pair<std::size_t, std::vector<std::size_t>>> expected = {{0, {2, 7}}, {1, {4}}, {3, {9}}, {5, {}}};
+  for (std::size_t k = 0; k < 4; ++k) {
+    CHECK(front[k].index == expected[k].first);
+    CHECK(front[k].same == expected[k].second);
+  }
+  CHECK(s.pareto_front() == std::vector<std::size_t>{0, 1, 3, 5});
+  CHECK(s.best() == std::size_t{3});  // the least output_mse, 0.2, first at trial 3
+
+  // pareto.csv: one row per point, with the count of trials of the same values.
+  std::istringstream csv(pareto_csv(s));
+  std::vector<std::string> rows;
+  while (std::getline(csv, line)) {
+    std::size_t end = 0;
+    for (int field = 0; field < 4 && end != std::string::npos; ++field) end = line.find(',', end + (field > 0));
+    rows.push_back(line.substr(0, end));  // the trial, the count and the two objectives
+  }
+  CHECK(rows == std::vector<std::string>{"trial,same_objectives,output_mse,average_bitwidth", "0,2,0.5,4", "1,1,0.3,6",
+                                         "3,1,0.2,8", "5,0,0.6,3"});
+
+  // pareto.svg: the 4 front points red, once each, their titles counting the rest; the 2
+  // dominated trials grey; the 4 repeats not drawn again.
+  const std::string svg = pareto_svg(s);
+  std::size_t circles = 0;
+  for (std::size_t at = svg.find("<circle"); at != std::string::npos; at = svg.find("<circle", at + 1)) ++circles;
+  CHECK(circles == 6);
+  CHECK(svg.find("<title>trial 0 (+2 with the same objectives)</title>") != std::string::npos);
+  CHECK(svg.find("<title>trial 5</title>") != std::string::npos);
+  CHECK(svg.find("<title>trial 2") == std::string::npos);
+  CHECK(svg.find("10 trials, 4 distinct points on the front (red), 4 more trials with the same objectives") !=
+        std::string::npos);
 }
 
 TEST_CASE("bops: per sample, each multiply-accumulate's data bits times its weight bits") {

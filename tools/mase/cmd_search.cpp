@@ -229,13 +229,15 @@ int run_search(const search_command_options& o) {
 
   const search::search_space space = search::build_search_space(model.graph, config.space);
   std::unique_ptr<search::sampler> sampler;
+  // MASE's spellings (nsgaii, nsgaiii, brute-force) name the same samplers as mase's.
+  [[maybe_unused]] const std::string_view kind = search::canonical_sampler_name(config.sampler, o.config.string());
 #if MASE_WITH_PAGMO
-  if (config.sampler == "nsga2") sampler = search::make_nsga2_sampler({.population = config.population});
+  if (kind == "nsga2") sampler = search::make_nsga2_sampler({.population = config.population});
 #endif
 #if MASE_WITH_GLPK
-  if (config.sampler == "ilp") sampler = search::make_ilp_sampler();
+  if (kind == "ilp") sampler = search::make_ilp_sampler();
 #endif
-  if (!sampler) sampler = search::make_sampler(config.sampler, o.config.string() + ": sampler");
+  if (!sampler) sampler = search::make_sampler(config);
   const std::vector<search::objective> objectives = search::objectives_of(config);
 
   config.options = search::options_for(config, space);
@@ -300,8 +302,12 @@ int run_search(const search_command_options& o) {
       break;  // the first says what the rest say
     }
 
-  // Every file below follows the whole journal (study::trials), not only this run's trials.
-  const std::vector<std::size_t> front = result.pareto_front();
+  // Every file below follows the whole journal (study::trials), not only this run's trials, and
+  // the front's distinct points: the first trial of each objective vector.
+  const std::vector<search::study::front_point> points = result.distinct_front();
+  std::vector<std::size_t> front;
+  std::size_t repeats = 0;
+  for (const search::study::front_point& p : points) front.push_back(p.index), repeats += p.same.size();
   out->write("pareto.csv", search::pareto_csv(result));
   out->write("pareto.svg", search::pareto_svg(result));
   // The front's configs; configs of trials that left the front (a resumed search) are removed,
@@ -320,9 +326,12 @@ int run_search(const search_command_options& o) {
     if (entry.starts_with("pareto/trial_") && std::find(written.begin(), written.end(), entry) == written.end())
       out->remove(entry);
 
-  fmt::print("Pareto front: {} of {} trials (pareto.csv, pareto.svg):\n", front.size(), result.trials.size());
-  for (std::size_t index : front)
-    fmt::print("  trial {:>4}: {}\n", result.trials[index].number, values_text(result, result.trials[index]));
+  fmt::print("Pareto front: {} of {} trials{} (pareto.csv, pareto.svg):\n", front.size(), result.trials.size(),
+             repeats == 0 ? std::string()
+                          : fmt::format(", and {} more with the same objectives as one of them", repeats));
+  for (const search::study::front_point& p : points)
+    fmt::print("  trial {:>4}: {}{}\n", result.trials[p.index].number, values_text(result, result.trials[p.index]),
+               p.same.empty() ? std::string() : fmt::format(" (+{} with the same objectives)", p.same.size()));
   const std::optional<std::size_t> best = result.best();
   if (!best) throw mase::error("search: no trial succeeded, so there is no best config");
   const search::trial& chosen = result.trials[*best];

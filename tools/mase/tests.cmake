@@ -311,6 +311,32 @@ mase_cli_check(NAME search_bad_width_at_parse_time
                     --labels ${mase_cli_fixtures}/search/mlp_labels.npy -o ${mase_cli_out}/search_width RC 1 ONE_LINE
                STDERR "mlp_bad_width\\.toml:12: \\[search\\.search_space\\.seed\\.default\\.config\\]: weight_width = 100 is refused")
 
+# MASE's sampler spellings run through mase search: nsgaiii and qmc, and nsgaii, whose front is
+# the same pareto.csv as nsga2's (mase's name) for the seed. The 4-sample MLP scores few distinct
+# (agreement, bits) pairs, so the front counts the trials that repeat one of its points.
+set(mase_cli_sampler_search search ${mase_cli_mlp} -d x=${mase_cli_mlp_input})
+mase_cli_check(NAME search_sampler_nsgaiii
+               ARGS ${mase_cli_sampler_search} -c ${mase_cli_fixtures}/search/mlp_nsgaiii.toml
+                    -o ${mase_cli_out}/search_nsgaiii RC 0 FRESH_DIR ${mase_cli_out}/search_nsgaiii
+               STDOUT "sampler nsga3, 24 trials.*24 trials \\(24 run now[^\n]*, 0 failed.*Pareto front: [0-9]+ of 24 trials, and [0-9]+ more with the same objectives.*\\(\\+[0-9]+ with the same objectives\\)\n")
+mase_cli_check(NAME search_sampler_qmc
+               ARGS ${mase_cli_sampler_search} -c ${mase_cli_fixtures}/search/mlp_qmc.toml
+                    -o ${mase_cli_out}/search_qmc RC 0 FRESH_DIR ${mase_cli_out}/search_qmc
+               STDOUT "sampler qmc, 24 trials.*24 trials \\(24 run now[^\n]*, 0 failed.*Pareto front: [0-9]+ of 24 trials")
+if(pagmo_FOUND)
+  foreach(name nsgaii nsga2)
+    mase_cli_check(NAME search_sampler_${name}
+                   ARGS ${mase_cli_sampler_search} -c ${mase_cli_fixtures}/search/mlp_${name}.toml
+                        -o ${mase_cli_out}/search_${name} RC 0 FRESH_DIR ${mase_cli_out}/search_${name}
+                   STDOUT "sampler nsga2, 24 trials.*24 trials \\(24 run now[^\n]*, 0 failed")
+    set_tests_properties(mase_cli/search_sampler_${name} PROPERTIES FIXTURES_SETUP search_${name})
+  endforeach()
+  add_test(NAME mase_cli/search_nsgaii_is_nsga2
+           COMMAND ${CMAKE_COMMAND} -E compare_files ${mase_cli_out}/search_nsgaii/pareto.csv
+                   ${mase_cli_out}/search_nsga2/pareto.csv)
+  set_tests_properties(mase_cli/search_nsgaii_is_nsga2 PROPERTIES FIXTURES_REQUIRED "search_nsgaii;search_nsga2")
+endif()
+
 # Output folders: -o ., .., ~, a folder of the user's sources, links, a read-only folder, and
 # mase run next to its own inputs; every user file is compared byte for byte (sha256).
 add_test(NAME mase_cli/output_folders_keep_user_files

@@ -11,6 +11,8 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <map>
+#include <set>
 #include <sstream>
 #include <tuple>
 #include <string>
@@ -46,15 +48,16 @@ inline std::string choice_text(const quant_config_value& v) {
 
 }  // namespace detail
 
-// One row per trial of the front (trial order): the trial, its objective values, its choices.
+// One row per point of the front (study::distinct_front, trial order): its first trial, how many
+// later trials have the same objective values (same_objectives), the values, its choices.
 inline std::string pareto_csv(const study& s) {
-  std::string out = "trial";
+  std::string out = "trial,same_objectives";
   for (const objective_info& o : s.objectives) out += "," + detail::csv_cell(o.name);
   for (std::size_t i = 0; i < s.space.dimensions.size(); ++i) out += "," + detail::csv_cell(s.space.dimension_name(i));
   out += "\n";
-  for (std::size_t index : s.pareto_front()) {
-    const trial& t = s.trials[index];
-    out += fmt::format("{}", t.number);
+  for (const study::front_point& p : s.distinct_front()) {
+    const trial& t = s.trials[p.index];
+    out += fmt::format("{},{}", t.number, p.same.size());
     for (double v : t.values) out += fmt::format(",{}", v);
     for (std::size_t i = 0; i < t.choices.size(); ++i)
       out += "," + detail::csv_cell(detail::choice_text(s.space.dimensions[i].choices[t.choices[i]]));
@@ -64,8 +67,10 @@ inline std::string pareto_csv(const study& s) {
 }
 
 // The trials drawn in one panel per objective after the first: that objective across, the first
-// up; every successful trial grey, the front red, and each panel's own two-objective front
-// joined by a step line. With one objective, the first against the trial number.
+// up; every successful trial grey, the front red (each of its points once, its title naming the
+// first trial and counting those with the same values, which are not drawn again), and each
+// panel's own two-objective front joined by a step line. With one objective, the first against
+// the trial number.
 inline std::string pareto_svg(const study& s) {
   constexpr double panel_width = 360, panel_height = 280, margin = 52;
   const std::size_t panels = std::max<std::size_t>(1, s.objectives.size() - 1);
@@ -74,8 +79,13 @@ inline std::string pareto_svg(const study& s) {
   std::vector<std::size_t> ok;
   for (std::size_t i = 0; i < s.trials.size(); ++i)
     if (s.trials[i].ok()) ok.push_back(i);
-  const std::vector<std::size_t> front = s.pareto_front();
-  const auto on_front = [&](std::size_t i) { return std::find(front.begin(), front.end(), i) != front.end(); };
+  const std::vector<study::front_point> front = s.distinct_front();
+  std::map<std::size_t, std::size_t> on_front;  // trial index → how many others have its values
+  std::set<std::size_t> repeats;                // front trials drawn as their first one
+  for (const study::front_point& p : front) {
+    on_front.emplace(p.index, p.same.size());
+    repeats.insert(p.same.begin(), p.same.end());
+  }
 
   std::ostringstream svg;
   svg << fmt::format(R"svg(<svg xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" viewBox="0 0 {0} {1}" )svg"
@@ -140,17 +150,24 @@ inline std::string pareto_svg(const study& s) {
       }
       if (!path.empty()) svg << fmt::format(R"svg(<path d="{}" fill="none" stroke="#d62728" stroke-width="1.2"/>)svg", path) << "\n";
     }
-    for (std::size_t i : ok) {
-      const trial& t = s.trials[i];
-      if (!std::isfinite(x_of(t)) || !std::isfinite(y_of(t))) continue;
-      const bool best = on_front(i);
-      svg << fmt::format(R"svg(<circle cx="{:.2f}" cy="{:.2f}" r="{}" fill="{}"><title>trial {}</title></circle>)svg",
-                         px(x_of(t)), py(y_of(t)), best ? 3.5 : 2.5, best ? "#d62728" : "#9a9a9a", t.number)
-          << "\n";
-    }
+    // The grey trials first, so that no grey point covers a red one.
+    for (const bool red : {false, true})
+      for (std::size_t i : ok) {
+        const trial& t = s.trials[i];
+        const auto point = on_front.find(i);
+        if ((point != on_front.end()) != red || repeats.contains(i)) continue;
+        if (!std::isfinite(x_of(t)) || !std::isfinite(y_of(t))) continue;
+        const std::string title =
+            red && point->second > 0 ? fmt::format("trial {} (+{} with the same objectives)", t.number, point->second)
+                                     : fmt::format("trial {}", t.number);
+        svg << fmt::format(R"svg(<circle cx="{:.2f}" cy="{:.2f}" r="{}" fill="{}"><title>{}</title></circle>)svg",
+                           px(x_of(t)), py(y_of(t)), red ? 3.5 : 2.5, red ? "#d62728" : "#9a9a9a", title)
+            << "\n";
+      }
   }
-  svg << fmt::format(R"svg(<text x="{}" y="20" font-size="13">{} trials, {} on the front (red)</text>)svg", margin, ok.size(),
-                     front.size())
+  svg << fmt::format(R"svg(<text x="{}" y="20" font-size="13">{} trials, {} distinct points on the front (red){}</text>)svg",
+                     margin, ok.size(), front.size(),
+                     repeats.empty() ? std::string() : fmt::format(", {} more trials with the same objectives", repeats.size()))
       << "\n</svg>\n";
   return svg.str();
 }

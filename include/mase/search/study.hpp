@@ -73,14 +73,37 @@ struct study {
     return v;
   }
 
-  // The successful trials no other trial dominates (indices into `trials`), in trial order.
-  std::vector<std::size_t> pareto_front() const {
+  // A point of the front: the first trial with its objective values, and the later ones with
+  // the same values (indices into `trials`).
+  struct front_point {
+    std::size_t index = 0;
+    std::vector<std::size_t> same{};
+  };
+
+  // The Pareto front, each objective vector once: of the successful trials no other trial
+  // dominates, the first (by position in `trials`, trial order after run_search) of each set
+  // with equal values stands for the others. Different configs often score the same (an
+  // accuracy on a finite data set, bits averaged over few layers), so a long search's front
+  // would otherwise repeat its points many times.
+  std::vector<front_point> distinct_front() const {
     std::vector<std::size_t> ok;
     std::vector<objective_vector> values;
     for (std::size_t i = 0; i < trials.size(); ++i)
       if (trials[i].ok()) ok.push_back(i), values.push_back(minimized(trials[i]));
+    std::vector<front_point> front;
+    std::map<objective_vector, std::size_t> seen;  // values → position in `front`
+    for (std::size_t k : search::pareto_front(values)) {
+      const auto [at, first] = seen.try_emplace(values[k], front.size());
+      if (first) front.push_back({ok[k], {}});
+      else front[at->second].same.push_back(ok[k]);
+    }
+    return front;
+  }
+
+  // The first trial of each point of distinct_front(), in trial order.
+  std::vector<std::size_t> pareto_front() const {
     std::vector<std::size_t> front;
-    for (std::size_t i : search::pareto_front(values)) front.push_back(ok[i]);
+    for (const front_point& p : distinct_front()) front.push_back(p.index);
     return front;
   }
 
