@@ -181,6 +181,7 @@ TEST_CASE("qmc scrambled: another sequence per seed, repeatable, covering every 
     sampler.drive(space, trials);
     return trials.asked();
   };
+  CHECK(qmc_sampler({.scramble = true}).name() == "qmc_scrambled");  // in the journal: never resumed unscrambled
   const std::vector<point> a = run(1), again = run(1), b = run(2);
   REQUIRE(a.size() == 512);
   CHECK(a == again);

@@ -40,7 +40,8 @@ public:
 
   qmc_sampler() = default;
   explicit qmc_sampler(options o) : options_(o) {}
-  std::string_view name() const override { return "qmc"; }
+  // The journal records the name, so a scrambled search is not resumed as an unscrambled one.
+  std::string_view name() const override { return options_.scramble ? "qmc_scrambled" : "qmc"; }
 
   // Sobol point n (0 the origin) in `dimensions` coordinates, each as the 64-bit word u 2^64.
   static std::vector<std::uint64_t> sobol_point(std::size_t dimensions, std::uint64_t n) {
