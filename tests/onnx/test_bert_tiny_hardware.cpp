@@ -69,7 +69,7 @@ auto emit_bert(const std::string& name, std::int64_t sequences) {
 }  // namespace
 
 TEST_CASE("bert-tiny emitted as RTL matches the bit-exact evaluator word for word in Verilator, at its ideal pace",
-          "[verilog]") {
+          "[verilog][tools]") {
   constexpr std::int64_t sequences = 3;
   const auto [design, emitted] = emit_bert("bert_tiny", sequences);
   {

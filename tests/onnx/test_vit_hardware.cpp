@@ -70,7 +70,7 @@ TEST_CASE("split_attention computes the function scaled_dot_product_attention co
 
 TEST_CASE("a torchvision ViT emitted as RTL matches the bit-exact evaluator word for word in Verilator, at its ideal "
           "pace",
-          "[verilog]") {
+          "[verilog][tools]") {
   constexpr std::int64_t images = 3;
   const auto design = vit_graph() | mase::init_metadata | mase::add_common_metadata |
                       mase::quantize(mase::load_quantize_config(vit_dir / "fixed8.toml")) |

@@ -117,7 +117,7 @@ graph inverted_residual_and_fire() {
 
 TEST_CASE("emit_verilog with channels_last: a ResNet stem and basic block, a grouped convolution and global "
           "average pooling match at two parallelism settings, on rows of every channel",
-          "[verilog]") {
+          "[verilog][tools]") {
   for (const auto& [name, parallelism] : {std::pair{std::string("channels_last_resnet_1"), std::array{1, 1, 1, 1}},
                                           std::pair{std::string("channels_last_resnet_3"), std::array{3, 3, 3, 3}}}) {
     const auto hw = hardware_graph(residual_block(), parallelism);
@@ -152,7 +152,7 @@ TEST_CASE("emit_verilog with channels_last: a ResNet stem and basic block, a gro
 TEST_CASE("emit_verilog with channels_last: an inverted residual (1x1, depthwise, relu6, squeeze-excitation, 1x1, "
           "a constant map) and a Fire module (cat along channels, ceil_mode and average pools) match at two "
           "parallelism settings",
-          "[verilog]") {
+          "[verilog][tools]") {
   prove(inverted_residual_and_fire(), "channels_last_mobile_1", {1, 1, 1, 1});
   const verilog::emit_info wide = prove(inverted_residual_and_fire(), "channels_last_mobile_4", {4, 4, 4, 4});
   // The depthwise windows read a beat's own channels: the input is converted to their 4 lanes
@@ -161,7 +161,7 @@ TEST_CASE("emit_verilog with channels_last: an inverted residual (1x1, depthwise
 }
 
 TEST_CASE("emit_verilog with channels_last: a convolution keeps pace with its ideal cycles in steady state",
-          "[verilog]") {
+          "[verilog][tools]") {
   // A 3x3 conv of 6 channels to 6 on 7x6 pixels, 3 output channels a beat: 7*6 pixels * 2 beats *
   // 54 taps = 4536 cycles a sample (the pool after it takes 8*7*2*4 = 448). Without stalls the
   // steady state must be exactly that: the ring never makes the sweep wait.

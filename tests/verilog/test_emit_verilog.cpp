@@ -343,12 +343,15 @@ verilog::emit_info prove(const graph& g, const std::string& name, std::array<int
 
 }  // namespace
 
+// [tools]: the test's time goes to Verilator's and yosys's own builds, which no sanitizer
+// instruments, so the sanitize preset skips it (tests/CMakeLists.txt). The MLP and the CNN stay
+// untagged: one design of each kind goes through the simulator under the sanitizers.
 TEST_CASE("emit_verilog: an MLP matches the bit-exact evaluator at two parallelism settings", "[verilog]") {
   prove(mlp(), "mlp_2", {2, 2, 2, 2});
   prove(mlp(), "mlp_4x8", {4, 8, 4, 4});
 }
 
-TEST_CASE("emit_verilog: 7-bit data, 5-bit weights, 6-bit biases and symmetric saturation match", "[verilog]") {
+TEST_CASE("emit_verilog: 7-bit data, 5-bit weights, 6-bit biases and symmetric saturation match", "[verilog][tools]") {
   prove(mlp(), "mlp_odd_widths", {3, 5, 3, 3}, odd_widths());
   prove(cnn(), "cnn_odd_widths", {2, 2, 2, 2}, odd_widths());
 }
@@ -360,12 +363,12 @@ TEST_CASE("emit_verilog: a CNN (conv, relu, max pool, flatten, linear) matches a
 }
 
 TEST_CASE("emit_verilog: a transformer feed-forward block with a residual add matches at two parallelism settings",
-          "[verilog]") {
+          "[verilog][tools]") {
   prove(feed_forward(), "ffn_2", {2, 2, 2, 2});
   prove(feed_forward(), "ffn_8", {8, 8, 8, 8});
 }
 
-TEST_CASE("emit_verilog: a residual whose branches arrive with different lanes gets a lane converter", "[verilog]") {
+TEST_CASE("emit_verilog: a residual whose branches arrive with different lanes gets a lane converter", "[verilog][tools]") {
   // x streams 8 lanes wide, fc2's output 2: the add reads both at 8 lanes.
   const verilog::emit_info emitted = prove(feed_forward(), "ffn_8x2", {8, 2, 8, 8});
   CHECK(emitted.lane_converters == 1);
@@ -373,7 +376,7 @@ TEST_CASE("emit_verilog: a residual whose branches arrive with different lanes g
 
 TEST_CASE("emit_verilog: a residual's skip FIFO holds the long branch's two samples in flight and a beat, and "
           "no less",
-          "[verilog]") {
+          "[verilog][tools]") {
   // x streams 3 lanes wide: 3*5*6 / 3 = 30 beats a sample. In steady state conv2 works on sample
   // k while conv1 works on k+1 and the fork pushes k+2: the skip FIFO holds two samples and a
   // beat. conv1's own FIFO needs only the two words of full rate.
@@ -421,7 +424,7 @@ TEST_CASE("emit_verilog: a residual's skip FIFO holds the long branch's two samp
 
 TEST_CASE("emit_verilog: depthwise convolutions and pools keep rows of one channel (line buffers) and match at "
           "two parallelism settings",
-          "[verilog]") {
+          "[verilog][tools]") {
   for (const auto& [name, parallelism] :
        {std::pair{std::string("depthwise_1"), std::array{1, 1, 1, 1}}, std::pair{std::string("depthwise_2"), std::array{2, 2, 2, 2}}}) {
     const auto hw = hardware_graph(depthwise_windows(), parallelism);
@@ -445,21 +448,21 @@ TEST_CASE("emit_verilog: depthwise convolutions and pools keep rows of one chann
 }
 
 TEST_CASE("emit_verilog: conv, batch norm, relu, average pool, flatten, linear match at two parallelism settings",
-          "[verilog]") {
+          "[verilog][tools]") {
   prove(cnn_batch_norm_average(), "cnn_bn_avg_2", {2, 2, 2, 2});
   prove(cnn_batch_norm_average(), "cnn_bn_avg_4x3", {4, 3, 4, 4});
 }
 
 TEST_CASE("emit_verilog: global average pooling (mean over H and W, adaptive pool to 1) matches at two "
           "parallelism settings",
-          "[verilog]") {
+          "[verilog][tools]") {
   prove(global_average(), "global_average_1", {1, 1, 1, 1});
   prove(global_average(), "global_average_3", {3, 4, 3, 3});
 }
 
 TEST_CASE("emit_verilog: a ceil_mode max pool and average pools of divisors 9 and 3 match at two parallelism "
           "settings",
-          "[verilog]") {
+          "[verilog][tools]") {
   prove(odd_pools(), "odd_pools_1", {1, 1, 1, 1}, eight_bit_for_hardware());
   prove(odd_pools(), "odd_pools_4", {4, 2, 4, 4}, eight_bit_for_hardware());
 }
@@ -488,43 +491,43 @@ TEST_CASE("add_hardware_metadata: a mean over the channels is refused, naming th
                     Catch::Contains("node channel_mean (mean): the hardware averages trailing dimensions"));
 }
 
-TEST_CASE("emit_verilog: lookup-table activations, a fork and an element-wise product match", "[verilog]") {
+TEST_CASE("emit_verilog: lookup-table activations, a fork and an element-wise product match", "[verilog][tools]") {
   prove(activations(), "activations_3", {3, 3, 3, 3});
   prove(activations(), "activations_4", {4, 4, 4, 4});
 }
 
 TEST_CASE("emit_verilog: the matmul of two streams (queries times keys) matches at two parallelism settings",
-          "[verilog]") {
+          "[verilog][tools]") {
   prove(query_key_scores(), "scores_2", {2, 2, 2, 2});
   prove(query_key_scores(), "scores_4x8", {4, 8, 4, 4});
 }
 
 TEST_CASE("emit_verilog: softmax over the attention scores matches the integer rule at two parallelism settings",
-          "[verilog]") {
+          "[verilog][tools]") {
   prove(attention_probabilities(), "softmax_2", {2, 2, 2, 2}, eight_bit_softmax());
   prove(attention_probabilities(), "softmax_4x8", {4, 8, 4, 4}, eight_bit_softmax());
 }
 
 TEST_CASE("emit_verilog: layer and RMS normalization match the integer rule at two parallelism settings",
-          "[verilog]") {
+          "[verilog][tools]") {
   prove(normalizations(), "normalizations_2", {2, 2, 2, 2});
   prove(normalizations(), "normalizations_4x8", {4, 8, 4, 4});
 }
 
 TEST_CASE("emit_verilog: two-head self-attention (head split, Kᵀ and merge as stream permutes) matches",
-          "[verilog]") {
+          "[verilog][tools]") {
   prove(mase_hardware_designs::self_attention(8, 32, 2), "attention_2", {2, 2, 2, 2}, eight_bit_softmax());
   prove(mase_hardware_designs::self_attention(8, 32, 2), "attention_4x8", {4, 8, 4, 4}, eight_bit_softmax());
 }
 
 TEST_CASE("emit_verilog: a post-norm encoder layer (attention, residuals, layer norms, GELU FFN) matches",
-          "[verilog]") {
+          "[verilog][tools]") {
   prove(mase_hardware_designs::encoder_layer(8, 32, 2, 64), "encoder_2", {2, 2, 2, 2}, eight_bit_softmax());
   prove(mase_hardware_designs::encoder_layer(8, 32, 2, 64), "encoder_4x8", {4, 8, 4, 4}, eight_bit_softmax());
 }
 
 TEST_CASE("emit_verilog: embeddings (a ROM by token id, a constant position table) and the [CLS] gather match",
-          "[verilog]") {
+          "[verilog][tools]") {
   const graph g = embeddings_and_head();
   const verilog::emit_info narrow = prove(g, "embeddings_2", {2, 2, 2, 2}, eight_bit(), token_ids(5));
   CHECK(std::find(narrow.modules.begin(), narrow.modules.end(), "mase_embedding") != narrow.modules.end());
@@ -532,14 +535,14 @@ TEST_CASE("emit_verilog: embeddings (a ROM by token id, a constant position tabl
 }
 
 TEST_CASE("emit_verilog: an additive attention mask broadcast over the scores matches at two parallelism settings",
-          "[verilog]") {
+          "[verilog][tools]") {
   prove(masked_softmax(), "masked_softmax_2", {2, 2, 2, 2}, eight_bit_softmax());
   prove(masked_softmax(), "masked_softmax_4", {4, 4, 4, 4}, eight_bit_softmax());
 }
 
 TEST_CASE("emit_verilog: a constant and two streams joined by cat, slices and permutes at batch 1 match at two "
           "parallelism settings",
-          "[verilog]") {
+          "[verilog][tools]") {
   const graph g = class_token_and_packed_heads();
   // At 2 lanes q keeps whole beats of each row (streamed, mase_slice); k's stride and, at 6
   // lanes, q's bounds within a beat take the gather (mase_permute).
@@ -568,7 +571,7 @@ TEST_CASE("add_hardware_metadata: a cat of three operands is refused, naming the
 }
 
 TEST_CASE("emit_verilog: yosys synthesizes the design with one DSP per multiplier the emitter instantiated",
-          "[verilog]") {
+          "[verilog][tools]") {
   const fs::path dir = project_dir("mlp_synthesis");
   const auto [design, info] = run(hardware_graph(mlp(), {4, 8, 4, 4}), emit_verilog({.project_dir = dir, .samples = 2}));
   const verilog::emit_info& emitted = std::get<0>(info);
@@ -602,7 +605,7 @@ TEST_CASE("emit_verilog: the testbench reports a wrong expected word as a failur
 
 // Steady state with no stalls: cycles per sample against the ideal, multiply-accumulates over
 // the multipliers instantiated. Prints the table docs/benchmarks.md quotes.
-TEST_CASE("emit_verilog: linear layers stream within 1.25x of their ideal cycles", "[verilog]") {
+TEST_CASE("emit_verilog: linear layers stream within 1.25x of their ideal cycles", "[verilog][tools]") {
   struct layer_case {
     std::int64_t in, out;
     int lanes, tile;

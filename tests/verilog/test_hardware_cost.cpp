@@ -61,7 +61,7 @@ TEST_CASE("hardware cost: memories go where yosys's memory_libmap costs put them
   CHECK(map_memory(32, 128, false).block_rams_18k == 1);
 }
 
-TEST_CASE("hardware cost: cycles per sample equal Verilator's, DSPs and block RAMs equal yosys's", "[verilog][cost]") {
+TEST_CASE("hardware cost: cycles per sample equal Verilator's, DSPs and block RAMs equal yosys's", "[verilog][cost][tools]") {
   struct design {
     std::string name;
     graph g;
@@ -89,7 +89,7 @@ TEST_CASE("hardware cost: cycles per sample equal Verilator's, DSPs and block RA
   }
 }
 
-TEST_CASE("hardware cost: an encoder layer's cycles per sample equal Verilator's", "[verilog][cost]") {
+TEST_CASE("hardware cost: an encoder layer's cycles per sample equal Verilator's", "[verilog][cost][tools]") {
   for (const std::array<int, 4>& parallelism : {std::array<int, 4>{2, 2, 2, 2}, std::array<int, 4>{4, 8, 4, 4}}) {
     INFO("max_parallelism " << parallelism[0] << ", " << parallelism[1]);
     const auto hw = hardware_graph(encoder_layer(8, 32, 2, 64), widths(8, 8), parallelism);

@@ -63,7 +63,7 @@ quantize_config eight_bit() {
 
 TEST_CASE("squeezenet1_1 at 96x96 (Fire modules: cat of two expands, ceil_mode max pools, global average "
           "pooling) matches the bit-exact evaluator word for word in Verilator",
-          "[verilog][network]") {
+          "[verilog][network][tools]") {
   const graph g = busy_weights(reference_models::squeezenet1_1(1, 96, 10), 7);
   const auto hardware = g | init_metadata | add_common_metadata | quantize(eight_bit()) |
                         add_hardware_metadata({.max_parallelism = {4, 4, 4, 4}});
@@ -147,21 +147,21 @@ void prove_two_images(const std::string& name, const graph& network, std::int64_
 TEST_CASE("resnet18 at 32x32 with channels-last streams (residual blocks with 1x1 downsampling shortcuts, batch "
           "norms, max pool, global average pooling, each convolution buffering rows of every channel) matches "
           "the bit-exact evaluator on two images and keeps pace with its slowest layer",
-          "[verilog][network]") {
+          "[verilog][network][tools]") {
   // 20 convolutions, 20 batch norms, 17 relus, the max pool, 8 adds, the mean and the classifier.
   prove_two_images("resnet18_channels_last", reference_models::resnet18(1, 32), 32, 68);
 }
 
 TEST_CASE("mobilenet_v2 at 32x32 with channels-last streams (inverted residuals: depthwise convolutions, relu6, "
           "linear projections) matches the bit-exact evaluator on two images and keeps pace with its slowest layer",
-          "[verilog][network]") {
+          "[verilog][network][tools]") {
   // 52 convolutions, 52 batch norms, 35 relu6, 10 adds, the mean and the classifier.
   prove_two_images("mobilenet_v2_channels_last", reference_models::mobilenet_v2(1, 32, 10), 32, 151);
 }
 
 TEST_CASE("squeezenet1_1 at 96x96 with channels-last streams (cat along channels pixel by pixel) matches the "
           "bit-exact evaluator on two images and keeps pace with its slowest layer",
-          "[verilog][network]") {
+          "[verilog][network][tools]") {
   // 26 convolutions, 26 relus, 3 pools, 8 cats, the mean
   prove_two_images("squeezenet1_1_channels_last", reference_models::squeezenet1_1(1, 96, 10), 96, 64);
 }

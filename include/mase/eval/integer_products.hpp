@@ -270,7 +270,8 @@ bit_exact_kernel make_integer_dot_product_kernel(const Op& op, const node& n, co
   const bool narrow = l.accumulator_width <= 31;
   return {description, [op, state, x_fmt = l.input, cast = integer_cast(l.accumulator_frac(), l.output), narrow,
                         bias = l.aligned_bias, k, kind, out_channels](const kernel_args& args) {
-            (void)op;  // read by the convolutions only
+            (void)op;            // read by the convolutions only
+            (void)out_channels;  // read by linear only
             const tensor& x = args.input(0);
             tensor& y = args.output(0);
             integer_product_state& s = *state;
