@@ -345,6 +345,16 @@ add_test(NAME mase_cli/output_folders_keep_user_files
 set_tests_properties(mase_cli/output_folders_keep_user_files PROPERTIES
                      PASS_REGULAR_EXPRESSION "every output folder check passed")
 
+# Written files honour the umask (0644 / 0755 under 022, 0600 / 0700 under 077): checkpoints,
+# tensors, drawings, the search's outputs and an emitted project.
+add_test(NAME mase_cli/file_modes_follow_the_umask
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/check_file_modes.sh $<TARGET_FILE:mase_cli> ${mase_cli_mlp}
+                 ${mase_cli_config} ${mase_cli_mlp_input} ${mase_cli_fixtures}/search/mlp_accuracy.toml
+                 ${mase_cli_fixtures}/search/mlp_labels.npy ${mase_cli_root}/examples/data/mlp_784_256_64_10.onnx
+                 ${mase_cli_hardware_config} ${mase_cli_out}/file_modes)
+set_tests_properties(mase_cli/file_modes_follow_the_umask PROPERTIES
+                     PASS_REGULAR_EXPRESSION "every file mode check passed")
+
 # mase search on the bundled MLP, with the data the mixed_precision_search example writes as .npy
 # (fixture search_data): a first run, a resumed one, and best.toml taken as it is by mase
 # quantize, mase run -c and mase emit-verilog (simulated bit-exact).
