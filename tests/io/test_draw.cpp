@@ -9,7 +9,10 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <vector>
 
+#include <fmt/core.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -86,6 +89,23 @@ TEST_CASE("to_dot: one quoted node per graph node with name, op and escaped resu
   for (const char* edge : {"\"x\" -> \"fc1\";\n", "\"fc1\" -> \"act\";\n", "\"act\" -> \"sum\";\n", "\"x\" -> \"sum\";\n",
                            "\"sum\" -> \"output\";\n"})
     CHECK(count(dot, edge) == 1);
+}
+
+TEST_CASE("to_dot with a respelling: each op and result shape text goes through it, and is escaped after") {
+  const mase::graph g = small_graph();
+  std::vector<std::string> seen;
+  const std::string dot = mase::to_dot(g, [&](const mase::node& n, std::string_view part, std::string text) {
+    seen.push_back(fmt::format("{} {} {}", n.name, part, text));
+    return n.name == "x" || part == "data_out_0" ? "<" + text + ">" : text;
+  });
+  CHECK(seen == std::vector<std::string>{"x op placeholder(shape=[1, 4])",
+                                         "fc1 op linear(in_features=4, out_features=4, bias=false)",
+                                         "fc1 data_out_0 [1, 4]", "act op relu(inplace=false)", "sum op add()",
+                                         "output op output()"});
+  CHECK(count(dot, "  \"x\" [label=\"{x|\\<placeholder(shape=[1, 4])\\>}\"") == 1);
+  CHECK(count(dot, "|data_out_0: fixed\\<16,7\\> \\<[1, 4]\\>}\"") == 1);
+  // Without one, the texts as they are.
+  CHECK(mase::to_dot(g, {}) == mase::to_dot(g));
 }
 
 TEST_CASE("record label escaping covers DOT quoting and record structure characters") {

@@ -557,6 +557,52 @@ TEST_CASE("symbolic dimensions take their sizes from the data given for the inpu
   }
 }
 
+TEST_CASE("symbolic_placeholder sizes the symbolic dimensions left unsized, for describing a model, and lists them") {
+  model_builder m = two_inputs_with_a_batch();
+  // u: [?, 3], its first dimension neither sized nor named.
+  auto* u = m.model.mutable_graph()->add_input();
+  *u = m.model.graph().input(0);
+  u->set_name("u");
+  u->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->clear_dim_param();
+  import_options options;
+  options.symbolic_placeholder = 53;
+  SECTION("\"batch\" gets one size across the inputs, an unnamed dimension its own") {
+    const auto model = m.import(options);
+    CHECK(model.graph.at("x").as<mase::op::placeholder>().shape == mase::shape{53, 3});
+    CHECK(model.graph.at("z").as<mase::op::placeholder>().shape == mase::shape{53, 3});
+    CHECK(model.graph.at("u").as<mase::op::placeholder>().shape == mase::shape{54, 3});
+    REQUIRE(model.symbolic_dimensions.size() == 2);
+    const auto& batch = model.symbolic_dimensions[0];
+    CHECK(batch.name == "batch");
+    CHECK(batch.size == 53);
+    REQUIRE(batch.uses.size() == 2);
+    CHECK((batch.uses[0].input == "x" && batch.uses[0].axis == 0 && batch.uses[1].input == "z" &&
+           batch.uses[1].axis == 0));
+    const auto& unnamed = model.symbolic_dimensions[1];
+    CHECK(unnamed.name.empty());
+    CHECK(unnamed.size == 54);
+    REQUIRE(unnamed.uses.size() == 1);
+    CHECK((unnamed.uses[0].input == "u" && unnamed.uses[0].axis == 0));
+  }
+  SECTION("sizes given by data or input_shapes are used, and only what they leave gets a placeholder") {
+    options.data_shapes.insert_or_assign("x", mase::shape{5, 3});
+    options.input_shapes.insert_or_assign("u", mase::shape{2, 3});
+    const auto model = m.import(options);
+    CHECK(model.graph.at("z").as<mase::op::placeholder>().shape == mase::shape{5, 3});
+    CHECK(model.graph.at("u").as<mase::op::placeholder>().shape == mase::shape{2, 3});
+    CHECK(model.symbolic_dimensions.empty());
+  }
+  SECTION("without it (the default), an unsized symbolic dimension is an error, as running needs real sizes") {
+    CHECK_THROWS_AS(m.import(), mase::onnx::unsized_input);
+  }
+  SECTION("a negative placeholder is refused") {
+    options.symbolic_placeholder = -1;
+    CHECK(message_of([&] { (void)m.import(options); }) ==
+          "test.onnx: import_options::symbolic_placeholder is -1; give a positive size, or 0 to require every "
+          "symbolic dimension's size");
+  }
+}
+
 TEST_CASE("comparisons and logic fold where every input is a constant, as torch exports expand(-1, n), and run "
           "as ops otherwise") {
   // torch 1.13's expand(-1, 3) on x [2, 1]: Where(Equal(target, -1), 1, target) is the shape.

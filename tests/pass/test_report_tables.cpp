@@ -4,6 +4,9 @@
 
 #include <sstream>
 #include <string>
+#include <string_view>
+
+#include <fmt/core.h>
 
 // Expected tables are written out by hand: column width = widest cell, two spaces between
 // columns, no trailing spaces. sp(n) spells n spaces so the padding can be checked by counting.
@@ -112,6 +115,23 @@ TEST_CASE("write_node_shape_report: data_in shapes and result shapes, '-' where 
       "act" + sp(8) + "-" + sp(18) + "-\n" +
       "output" + sp(5) + "data_in_0: [1, 2]" + sp(2) + "-\n";
   CHECK(os.str() == expected);
+}
+
+TEST_CASE("the graph and shape reports with a respelling: attributes and shapes go through it") {
+  const tiny_graph t;
+  const auto respell = [](const mase::node& n, std::string_view part, std::string text) {
+    return n.name == "x" ? fmt::format("{}<{}>", part, text) : text;
+  };
+  std::ostringstream graph_report, shapes, plain;
+  mase::write_graph_report(graph_report, t.g, respell);
+  CHECK(graph_report.str().find("\nx" + sp(7) + "placeholder" + sp(10) + "placeholder" + sp(10) +
+                                "attributes<shape=[1, 4]>\n") != std::string::npos);
+  mase::write_node_shape_report(shapes, t.g, respell);
+  CHECK(shapes.str().find("\nx" + sp(10) + "-" + sp(18) + "data_out_0: data_out_0<[1, 4]>\n") != std::string::npos);
+  mase::write_node_shape_report(plain, t.g, {});
+  std::ostringstream expected;
+  mase::write_node_shape_report(expected, t.g);
+  CHECK(plain.str() == expected.str());
 }
 
 TEST_CASE("write_node_hardware_report: only nodes that become hardware") {

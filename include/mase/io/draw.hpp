@@ -43,11 +43,13 @@ MASE_COMPILED_INLINE int run_program(const std::filesystem::path& program, const
 
 }  // namespace detail
 
-// The graph as Graphviz DOT text.
+// The graph as Graphviz DOT text; `respell` may change each node's op and result shape texts.
 MASE_COMPILED_INLINE std::string to_dot(const graph& g);
+MASE_COMPILED_INLINE std::string to_dot(const graph& g, const node_text& respell);
 
 // Draws the graph to `file`: ".dot" writes DOT text, ".svg" renders it with Graphviz's dot.
 MASE_COMPILED_INLINE void draw(const graph& g, const std::filesystem::path& file);
+MASE_COMPILED_INLINE void draw(const graph& g, const std::filesystem::path& file, const node_text& respell);
 
 }  // namespace mase
 

@@ -98,16 +98,22 @@ MASE_COMPILED_INLINE int run_program(const std::filesystem::path& program, const
 
 }  // namespace detail
 
-MASE_COMPILED_INLINE std::string to_dot(const graph& g) {
+MASE_COMPILED_INLINE std::string to_dot(const graph& g) { return to_dot(g, node_text{}); }
+
+MASE_COMPILED_INLINE std::string to_dot(const graph& g, const node_text& respell) {
   std::string text = "digraph mase_graph {\n";
   text += "  node [shape=Mrecord, style=filled, fontname=\"Helvetica\"];\n";
   for (node_id id : g.order()) {
     const node& n = g[id];
     // "{name|op|data_out_0: …}": fields stacked top to bottom.
-    std::string label = fmt::format("{{{}|{}", detail::escape_dot_record(n.name), detail::escape_dot_record(to_string(n.op)));
+    const auto shown = [&](std::string_view part, std::string as_is) {
+      return respell ? respell(n, part, std::move(as_is)) : as_is;
+    };
+    std::string label =
+        fmt::format("{{{}|{}", detail::escape_dot_record(n.name), detail::escape_dot_record(shown("op", to_string(n.op))));
     for (const auto& [name, result] : n.meta.common.results)
       label += fmt::format("|{}", detail::escape_dot_record(fmt::format("{}: {} {}", name, to_string(result.precision),
-                                                                        to_string(result.shape))));
+                                                                        shown(name, to_string(result.shape)))));
     label += "}";
     text += fmt::format("  {} [label=\"{}\", fillcolor=\"{}\"];\n", detail::quote_dot_id(n.name), label,
                         detail::dot_fill_colour(n.kind()));
@@ -118,12 +124,14 @@ MASE_COMPILED_INLINE std::string to_dot(const graph& g) {
   return text + "}\n";
 }
 
-MASE_COMPILED_INLINE void draw(const graph& g, const std::filesystem::path& file) {
+MASE_COMPILED_INLINE void draw(const graph& g, const std::filesystem::path& file) { draw(g, file, node_text{}); }
+
+MASE_COMPILED_INLINE void draw(const graph& g, const std::filesystem::path& file, const node_text& respell) {
   const std::string extension = file.extension().string();
   if (extension != ".dot" && extension != ".svg")
     throw error(fmt::format("cannot draw {}: unsupported extension \"{}\"; draw to a .dot (Graphviz text) or .svg file",
                             file.string(), extension));
-  const std::string dot_text = to_dot(g);
+  const std::string dot_text = to_dot(g, respell);
 
   if (extension == ".dot") return write_file_atomically(file, dot_text);
 

@@ -54,6 +54,13 @@ MASE_COMPILED_INLINE std::string stat_to_string(const stat_value& v);
 
 }  // namespace detail
 
+// A tool's respelling of what a drawing or a report shows of node `n`: `part` says which text it
+// is, "op" (to_string of the op), "attributes" (attributes_to_string of the op) or a metadata slot
+// ("data_in_0", "data_out_0": to_string of its shape), and the result is shown instead of `text`.
+// Empty: each text as it is. A tool that imported a model with placeholder sizes
+// (onnx::import_options::symbolic_placeholder) names its symbolic dimensions this way.
+using node_text = std::function<std::string(const node& n, std::string_view part, std::string text)>;
+
 // "{type: fixed, precision: fixed<8,3>, shape: [1, 784]}" (and the value's start when recorded).
 MASE_COMPILED_INLINE std::string to_string(const tensor_meta& t);
 

@@ -129,12 +129,15 @@ constexpr bool includes(metadata_sections set, metadata_sections section) noexce
 // Every node with its kind, op, inputs and attributes; then how many nodes there are of each kind
 // and of each op (kinds in MASE's order, ops in order of first appearance).
 MASE_COMPILED_INLINE void write_graph_report(std::ostream& os, const graph& g);
+// The same, `respell` changing each node's attributes text (node_text).
+MASE_COMPILED_INLINE void write_graph_report(std::ostream& os, const graph& g, const node_text& respell);
 
 // Node name / Mase type / Mase op / data_in_0 type.
 MASE_COMPILED_INLINE void write_node_type_report(std::ostream& os, const graph& g);
 
-// Each node's data_in_* shapes and result shapes.
+// Each node's data_in_* shapes and result shapes; `respell` may change each shape's text.
 MASE_COMPILED_INLINE void write_node_shape_report(std::ostream& os, const graph& g);
+MASE_COMPILED_INLINE void write_node_shape_report(std::ostream& os, const graph& g, const node_text& respell);
 
 // The nodes that become hardware (not implicit): name, op, data_out_0 type, toolchain, device.
 MASE_COMPILED_INLINE void write_node_hardware_report(std::ostream& os, const graph& g);

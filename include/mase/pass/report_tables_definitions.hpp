@@ -46,14 +46,16 @@ inline std::string join_names(const graph& g, const node& n) {
 
 }  // namespace detail
 
-MASE_COMPILED_INLINE void write_graph_report(std::ostream& os, const graph& g) {
+MASE_COMPILED_INLINE void write_graph_report(std::ostream& os, const graph& g) { write_graph_report(os, g, node_text{}); }
+
+MASE_COMPILED_INLINE void write_graph_report(std::ostream& os, const graph& g, const node_text& respell) {
   detail::text_table nodes({"name", "kind", "op", "inputs", "attributes"});
   std::vector<std::size_t> per_kind(node_kind_names.size(), 0);
   std::vector<std::pair<std::string_view, std::size_t>> per_op;
   for (node_id id : g.order()) {
     const node& n = g[id];
     nodes.add_row({n.name, std::string(to_string(n.kind())), std::string(n.op_name()), detail::join_names(g, n),
-                   attributes_to_string(n.op)});
+                   respell ? respell(n, "attributes", attributes_to_string(n.op)) : attributes_to_string(n.op)});
     ++per_kind[static_cast<std::size_t>(n.kind())];
     const auto op = std::find_if(per_op.begin(), per_op.end(), [&](const auto& e) { return e.first == n.op_name(); });
     if (op == per_op.end()) per_op.emplace_back(n.op_name(), 1);
@@ -86,16 +88,23 @@ MASE_COMPILED_INLINE void write_node_type_report(std::ostream& os, const graph& 
 }
 
 MASE_COMPILED_INLINE void write_node_shape_report(std::ostream& os, const graph& g) {
+  write_node_shape_report(os, g, node_text{});
+}
+
+MASE_COMPILED_INLINE void write_node_shape_report(std::ostream& os, const graph& g, const node_text& respell) {
   detail::text_table table({"Node name", "Input shapes", "Result shapes"});
   for (node_id id : g.order()) {
     const node& n = g[id];
+    const auto text = [&](std::string_view slot, const shape& s) {
+      return respell ? respell(n, slot, to_string(s)) : to_string(s);
+    };
     std::string inputs;
     for (const auto& [name, arg] : n.meta.common.args)
       if (const tensor_meta* t = std::get_if<tensor_meta>(&arg); t != nullptr && name.starts_with("data_in_"))
-        inputs += fmt::format("{}{}: {}", inputs.empty() ? "" : ", ", name, to_string(t->shape));
+        inputs += fmt::format("{}{}: {}", inputs.empty() ? "" : ", ", name, text(name, t->shape));
     std::string results;
     for (const auto& [name, result] : n.meta.common.results)
-      results += fmt::format("{}{}: {}", results.empty() ? "" : ", ", name, to_string(result.shape));
+      results += fmt::format("{}{}: {}", results.empty() ? "" : ", ", name, text(name, result.shape));
     table.add_row({n.name, inputs.empty() ? "-" : inputs, results.empty() ? "-" : results});
   }
   table.write(os);

@@ -110,6 +110,27 @@ struct import_options {
   // The user's converters, by op type: "HardShrink" for ONNX's own domain, "com.example.MyOp"
   // (domain, '.', op type) for another. One for an op mase converts replaces mase's.
   ordered_map<user_converter> converters{};
+  // For describing a model without its data (mase info, mase draw): a symbolic input dimension
+  // that input_shapes and data_shapes leave unsized takes a placeholder size instead of failing
+  // with unsized_input, and imported_model::symbolic_dimensions lists each. The k-th (in the
+  // order the inputs declare them; a named one such as "batch" counted once and given one size
+  // across all inputs, an unnamed one each on its own) gets symbolic_placeholder + k. The graph's
+  // shapes are then those of one instance of the model: importing again with another
+  // placeholder tells which dimensions follow a symbol. 0, the default, keeps the error: running
+  // a model needs its real sizes.
+  std::int64_t symbolic_placeholder = 0;
+};
+
+// A graph input's dimension that the file leaves symbolic and import_options::symbolic_placeholder
+// sized.
+struct symbolic_dimension {
+  struct use {
+    std::string input;  // the graph input's ONNX name
+    int axis = 0;
+  };
+  std::string name;       // the file's dim_param ("batch"); empty when the file leaves it unnamed
+  std::int64_t size = 0;  // the placeholder it was given
+  std::vector<use> uses;  // where the graph inputs declare it, in the file's order
 };
 
 // A graph input or output: its ONNX name and the mase node that carries it.
@@ -124,6 +145,8 @@ struct imported_model {
   std::vector<port> outputs;  // the output node's inputs, in the file's order
   std::int64_t opset = 0;
   std::string producer;
+  // The symbolic input dimensions given placeholder sizes (import_options::symbolic_placeholder).
+  std::vector<symbolic_dimension> symbolic_dimensions;
 };
 
 // The ONNX opsets whose operator semantics the converters implement.

@@ -85,8 +85,13 @@ public:
     check_opset(out.opset);
     check_every_op_supported();
     check_input_names();
+    if (options_.symbolic_placeholder < 0)
+      throw error(fmt::format("{}: import_options::symbolic_placeholder is {}; give a positive size, or 0 to require "
+                              "every symbolic dimension's size",
+                              source_, options_.symbolic_placeholder));
     bind_symbolic_dimensions();
     add_graph_inputs(out);
+    out.symbolic_dimensions = std::move(placeholders_);
     add_initializers();
     for (const ::onnx::NodeProto& n : model_.graph().node()) convert(n);
     add_graph_outputs(out);
@@ -431,7 +436,7 @@ private:
     return "[" + text + "]";
   }
 
-  shape input_shape(const ::onnx::ValueInfoProto& in, const std::string& where) const {
+  shape input_shape(const ::onnx::ValueInfoProto& in, const std::string& where) {
     if (const auto given = options_.input_shapes.find(in.name()); given != options_.input_shapes.end()) {
       // A shape may replace the file's sizes, not its rank (the ops' rules read the rank).
       if (options_.input_shapes_keep_rank && in.type().tensor_type().has_shape() &&
@@ -466,12 +471,32 @@ private:
         s.push_back(bound->second.first);
         continue;
       }
+      if (options_.symbolic_placeholder > 0) {
+        const int axis = s.size();
+        s.push_back(placeholder_for(d.has_dim_param() ? d.dim_param() : std::string(), in.name(), axis));
+        continue;
+      }
       throw unsized_input(fmt::format("{} has a symbolic dimension{}; give its shape (import_options::input_shapes "
                                       "or data_shapes)",
                                       where, d.has_dim_param() ? fmt::format(" \"{}\"", d.dim_param()) : std::string()),
                           in.name(), d.has_dim_param() ? d.dim_param() : std::string());
     }
     return s;
+  }
+
+  // The placeholder size of symbolic dimension `name` (unnamed: empty), declared by `input` at
+  // `axis` (import_options::symbolic_placeholder).
+  std::int64_t placeholder_for(const std::string& name, const std::string& input, int axis) {
+    auto it = name.empty() ? placeholders_.end()
+                           : std::find_if(placeholders_.begin(), placeholders_.end(),
+                                          [&](const symbolic_dimension& d) { return d.name == name; });
+    if (it == placeholders_.end()) {
+      const auto k = static_cast<std::int64_t>(placeholders_.size());
+      placeholders_.push_back({.name = name, .size = options_.symbolic_placeholder + k, .uses = {}});
+      it = placeholders_.end() - 1;
+    }
+    it->uses.push_back({.input = input, .axis = axis});
+    return it->size;
   }
 
   void add_initializers() {
@@ -602,6 +627,7 @@ private:
   std::vector<std::pair<std::string, node_id>> placeholder_names_;
   // Named symbolic dimensions ("batch") → the size the data gives and the input that gave it.
   std::unordered_map<std::string, std::pair<std::int64_t, std::string>> symbol_sizes_;
+  std::vector<symbolic_dimension> placeholders_;  // import_options::symbolic_placeholder's
   std::unordered_set<std::string> read_later_;  // every value some node or graph output reads
   const ::onnx::NodeProto* node_ = nullptr;
   std::string base_name_;
