@@ -14,6 +14,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -133,6 +135,13 @@ struct model_port {
   std::string onnx_name;
   std::string node;
 };
+// A graph input's dimension that the file leaves symbolic, imported with a placeholder size
+// (load_model's symbolic_placeholder).
+struct symbolic_dimension {
+  std::string name;               // "batch"; empty when the file leaves it unnamed
+  std::int64_t size = 0;          // the placeholder
+  std::vector<std::string> uses;  // where the inputs declare it: "x[0]"
+};
 struct loaded_model {
   fs::path file;
   mase::graph graph;
@@ -140,6 +149,7 @@ struct loaded_model {
   std::vector<model_port> outputs;  // what the output node reads, in the file's order
   std::int64_t opset = 0;
   std::string producer;
+  std::vector<symbolic_dimension> symbolic;
 };
 
 // Loads `file` with --input-shape overrides ("x=1,3,224,224"); with `raise`, then rewrites
@@ -149,10 +159,34 @@ struct loaded_model {
 // model is an error naming it. With `one_sample`, the model is imported for one sample of each
 // file (its leading dimension 1): a design streams the files' samples one after another.
 // `data_option` is the command's option for the files (--input, --data), named in messages;
-// empty for a command without one.
+// empty for a command without one. A `symbolic_placeholder` above 0 gives the symbolic
+// dimensions left unsized placeholder sizes instead of failing (import_options'
+// symbolic_placeholder): for describing a model, never for running it.
 loaded_model load_model(const fs::path& file, const std::vector<std::string>& input_shapes, bool raise,
                         const std::vector<std::string>& inputs = {}, bool one_sample = false,
-                        std::string_view data_option = "--input");
+                        std::string_view data_option = "--input", std::int64_t symbolic_placeholder = 0);
+
+// A model described without its data (mase info, mase draw). The symbolic dimensions that no
+// --input-shape sizes get placeholder sizes, twice with different ones: a dimension that follows
+// a symbol in both imports is shown by the symbol's name.
+struct described_model {
+  loaded_model model;  // imported with the first placeholders (model.symbolic lists them)
+  // model.graph after init_metadata | add_common_metadata; model.graph as it is, and
+  // shape_problem saying why, when the shapes cannot be inferred.
+  mase::graph graph;
+  std::optional<std::string> shape_problem;
+  // Respells what info and draw show of graph's nodes (mase::node_text): a number that follows a
+  // symbol by its name ("[batch, 10]", "784*batch"), one that depends on symbols otherwise as
+  // "?". Empty when nothing is symbolic (the numbers are then the model's).
+  std::function<std::string(const mase::node&, std::string_view, std::string)> respell;
+  // The second import (with shapes where graph has them), and the merge of a text of graph's
+  // with the same text of other's, as respell spells them; both empty when nothing is symbolic.
+  std::shared_ptr<const mase::graph> other;
+  std::function<std::string(std::string_view, std::string_view)> merge;
+};
+described_model describe_model(const fs::path& file, const std::vector<std::string>& input_shapes, bool raise);
+// "batch (x[0])", "an unnamed dimension (x[1])": the symbolic dimensions, for messages.
+std::string describe_symbolic(const std::vector<symbolic_dimension>& symbolic);
 // Refuses (mase::error) an output file that is one of the command's inputs, the same file by any
 // path or link: `command` and `option` (the output's flag) name them in the message.
 void refuse_outputs_over_inputs(std::string_view command, const std::vector<fs::path>& outputs,

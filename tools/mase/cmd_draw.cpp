@@ -3,9 +3,6 @@
 
 #include <mase/core/error.hpp>
 #include <mase/io/draw.hpp>
-#include <mase/pass/add_common_metadata.hpp>
-#include <mase/pass/init_metadata.hpp>
-#include <mase/pass/pipeline.hpp>
 
 #include <fmt/format.h>
 
@@ -13,16 +10,14 @@ namespace mase_cli {
 
 int run_draw(const draw_options& o) {
   refuse_outputs_over_inputs("draw", {o.output}, {o.model}, "output file (-o)");
-  const loaded_model model = load_model(o.model, o.input_shapes, o.raise, {}, false, "");
-  // With shapes when they can be inferred (each box then shows its result's shape).
-  mase::graph g = model.graph;
-  try {
-    g = mase::graph(model.graph | mase::init_metadata | mase::add_common_metadata);
-  } catch (const mase::error& e) {
-    fmt::print(stderr, "mase: warning: drawing without shapes: {}\n", e.what());
-  }
-  mase::draw(g, o.output);
+  // With shapes when they can be inferred (each box then shows its result's shape, symbolic
+  // dimensions by name).
+  const described_model d = describe_model(o.model, o.input_shapes, o.raise);
+  if (d.shape_problem) fmt::print(stderr, "mase: warning: drawing without shapes: {}\n", *d.shape_problem);
+  mase::draw(d.graph, o.output, d.respell);
   fmt::print("wrote {}\n", o.output.string());
+  if (!d.model.symbolic.empty() && !d.shape_problem)
+    fmt::print("symbolic dimensions: {}, drawn by name\n", describe_symbolic(d.model.symbolic));
   return 0;
 }
 

@@ -5,11 +5,18 @@
 #include <mase/core/error.hpp>
 #include <mase/io/npy.hpp>
 #include <mase/io/onnx.hpp>
+#include <mase/pass/add_common_metadata.hpp>
+#include <mase/pass/init_metadata.hpp>
+#include <mase/pass/pipeline.hpp>
 #include <mase/pass/raise_granularity.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
+#include <memory>
 #include <string>
+#include <system_error>
+#include <variant>
 
 #include <unistd.h>  // isatty
 
@@ -37,9 +44,11 @@ std::vector<fs::path> assigned_files(const std::vector<std::string>& assignments
 }
 
 loaded_model load_model(const fs::path& file, const std::vector<std::string>& input_shapes, bool raise,
-                        const std::vector<std::string>& inputs, bool one_sample, std::string_view data_option) {
+                        const std::vector<std::string>& inputs, bool one_sample, std::string_view data_option,
+                        std::int64_t symbolic_placeholder) {
   mase::onnx::import_options options;
   options.input_shapes = parse_input_shapes(input_shapes);
+  options.symbolic_placeholder = symbolic_placeholder;
   // The first file of each --input: a model exported with a symbolic batch takes it from there.
   mase::ordered_map<std::string> data_files;
   mase::ordered_map<mase::shape> file_shapes;  // as in the files (one_sample changes the leading one)
@@ -98,9 +107,13 @@ loaded_model load_model(const fs::path& file, const std::vector<std::string>& in
                                                       : fmt::format(", or its data with {} {}=FILE", data_option, e.input)));
   }
   loaded_model out{.file = file, .graph = std::move(m.graph), .inputs = {}, .outputs = {}, .opset = m.opset,
-                   .producer = std::move(m.producer)};
+                   .producer = std::move(m.producer), .symbolic = {}};
   for (mase::onnx::port& p : m.inputs) out.inputs.push_back({std::move(p.onnx_name), std::move(p.node)});
   for (mase::onnx::port& p : m.outputs) out.outputs.push_back({std::move(p.onnx_name), std::move(p.node)});
+  for (const mase::onnx::symbolic_dimension& d : m.symbolic_dimensions) {
+    symbolic_dimension& s = out.symbolic.emplace_back(symbolic_dimension{.name = d.name, .size = d.size, .uses = {}});
+    for (const auto& use : d.uses) s.uses.push_back(fmt::format("{}[{}]", use.input, use.axis));
+  }
   if (raise) {
     raise_in_place(out.graph);
     // A rewrite may rename the node that carries an output (it takes its pattern's first name).
@@ -108,6 +121,124 @@ loaded_model load_model(const fs::path& file, const std::vector<std::string>& in
     for (std::size_t i = 0; i < out.outputs.size() && i < reads.size(); ++i) out.outputs[i].node = out.graph[reads[i]].name;
   }
   return out;
+}
+
+namespace {
+
+// The placeholder sizes of describe_model's two imports (the k-th symbol gets first + k and
+// second + k): not 1, which broadcasts against anything, and unlike the sizes models use.
+constexpr std::int64_t first_placeholder = 53;
+constexpr std::int64_t second_placeholder = 59;
+
+// init_metadata | add_common_metadata's shapes, or why they cannot be inferred.
+std::optional<std::string> with_shapes(const mase::graph& g, mase::graph& out) {
+  try {
+    out = mase::graph(g | mase::init_metadata | mase::add_common_metadata);
+    return std::nullopt;
+  } catch (const mase::error& e) {
+    out = g;
+    return std::string(e.what());
+  }
+}
+
+// The shape a node's metadata records in `slot` (a result, or a data_in_* arg).
+const mase::shape* recorded_shape(const mase::node& n, std::string_view slot) {
+  const std::string key(slot);
+  if (const auto r = n.meta.common.results.find(key); r != n.meta.common.results.end()) return &r->second.shape;
+  if (const auto a = n.meta.common.args.find(key); a != n.meta.common.args.end())
+    if (const auto* t = std::get_if<mase::tensor_meta>(&a->second)) return &t->shape;
+  return nullptr;
+}
+
+// One number, `a` in the first import and `b` in the second.
+std::string dimension_text(std::int64_t a, std::int64_t b, const std::vector<symbolic_dimension>& first,
+                           const std::vector<symbolic_dimension>& second) {
+  if (a == b) return std::to_string(a);
+  const std::size_t symbols = std::min(first.size(), second.size());
+  for (std::size_t k = 0; k < symbols; ++k)
+    if (a == first[k].size && b == second[k].size) return first[k].name.empty() ? "?" : first[k].name;
+  // A multiple of one named symbol (a flattened [batch, 784] is 784*batch).
+  for (std::size_t k = 0; k < symbols; ++k)
+    if (!first[k].name.empty() && a % first[k].size == 0 && b % second[k].size == 0 &&
+        a / first[k].size == b / second[k].size)
+      return fmt::format("{}*{}", a / first[k].size, first[k].name);
+  return "?";
+}
+
+// A text of the first import beside the same text of the second: each run of digits that differs
+// is a dimension that depends on the symbols (dimension_text); texts that differ otherwise are "?".
+std::string merged_text(std::string_view a, std::string_view b, const std::vector<symbolic_dimension>& first,
+                        const std::vector<symbolic_dimension>& second) {
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  const auto digits = [&](std::string_view text, std::size_t from) {
+    std::size_t to = from;
+    while (to < text.size() && digit(text[to])) ++to;
+    return text.substr(from, to - from);
+  };
+  std::string out;
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      const std::string_view x = digits(a, i), y = digits(b, j);
+      i += x.size();
+      j += y.size();
+      std::int64_t u = 0, v = 0;
+      const bool numbers = std::from_chars(x.data(), x.data() + x.size(), u).ec == std::errc{} &&
+                           std::from_chars(y.data(), y.data() + y.size(), v).ec == std::errc{};
+      out += x == y ? std::string(x) : numbers ? dimension_text(u, v, first, second) : std::string("?");
+    } else if (a[i] == b[j] && !digit(a[i])) {
+      out += a[i];
+      ++i;
+      ++j;
+    } else {
+      return "?";
+    }
+  }
+  return i == a.size() && j == b.size() ? out : std::string("?");
+}
+
+}  // namespace
+
+described_model describe_model(const fs::path& file, const std::vector<std::string>& input_shapes, bool raise) {
+  described_model d{.model = load_model(file, input_shapes, raise, {}, false, "", first_placeholder),
+                    .graph = {}, .shape_problem = std::nullopt, .respell = {}, .other = {}, .merge = {}};
+  d.shape_problem = with_shapes(d.model.graph, d.graph);
+  if (d.model.symbolic.empty()) return d;
+  // The same model with other placeholders: what differs follows the symbols.
+  const loaded_model other = load_model(file, input_shapes, raise, {}, false, "", second_placeholder);
+  auto other_graph = std::make_shared<mase::graph>();
+  if (d.shape_problem) {
+    *other_graph = other.graph;
+  } else if (auto problem = with_shapes(other.graph, *other_graph)) {
+    // Shapes that hold for one size only are not the model's.
+    d.shape_problem = fmt::format("with other sizes for {}: {}", describe_symbolic(d.model.symbolic), *problem);
+    d.graph = d.model.graph;
+  }
+  d.other = std::move(other_graph);
+  d.merge = [first = d.model.symbolic, second = other.symbolic](std::string_view a, std::string_view b) {
+    return merged_text(a, b, first, second);
+  };
+  d.respell = [others = d.other, merge = d.merge](const mase::node& n, std::string_view part,
+                                                  std::string text) -> std::string {
+    const auto id = others->find(n.name);
+    if (!id) return "?";
+    const mase::node& m = (*others)[*id];
+    if (part == "op") return merge(text, mase::to_string(m.op));
+    if (part == "attributes") return merge(text, mase::attributes_to_string(m.op));
+    const mase::shape* s = recorded_shape(m, part);
+    return s == nullptr ? std::string("?") : merge(text, mase::to_string(*s));
+  };
+  return d;
+}
+
+std::string describe_symbolic(const std::vector<symbolic_dimension>& symbolic) {
+  std::string text;
+  for (const symbolic_dimension& s : symbolic) {
+    std::string uses;
+    for (const std::string& u : s.uses) uses += fmt::format("{}{}", uses.empty() ? "" : ", ", u);
+    text += fmt::format("{}{} ({})", text.empty() ? "" : ", ", s.name.empty() ? "an unnamed dimension" : s.name, uses);
+  }
+  return text;
 }
 
 mase::tensor read_tensor_file(const fs::path& file) {

@@ -273,8 +273,33 @@ set(mase_cli_symbolic "${mase_cli_fixtures}/onnx_export/mlp_gelu_dynamic_batch/m
 mase_cli_check(NAME unknown_input_before_symbolic_batch ARGS run ${mase_cli_symbolic}
                -i z=${mase_cli_fixtures}/onnx_export/mlp_gelu_input.npy -o ${mase_cli_out}/unknown_symbolic RC 2 ONE_LINE
                STDERR "--input z=[^ ]*: the model [^ ]*model\\.onnx has no input \"z\". its inputs are: x")
-mase_cli_check(NAME info_symbolic_batch_hint ARGS info ${mase_cli_symbolic} RC 1 ONE_LINE
-               STDERR "symbolic dimension \"batch\". give its shape with --input-shape x=…\n")
+# info and draw describe a model with a symbolic batch as it is, "batch" by name (the shapes onnx's
+# own shape inference gives: x [batch, 16], y [batch, 8]; the README's MLP x [batch, 784], its
+# logits [batch, 10] where the file names that dimension Gemmlogits_dim_0; the BERT encoder's
+# embeddings [batch, 8, 32], its logits [batch, 3]).
+mase_cli_check(NAME info_symbolic_batch ARGS info ${mase_cli_symbolic} RC 0
+               STDOUT "input +x +x +\\[batch, 16\\]\noutput +y +fc3 +\\[batch, 8\\]\nSymbolic dimensions: batch \\(x\\[0\\]\\)\\. [^\n]*\n\nParameters: 947 in 9 tensors .*\nx +placeholder +placeholder +shape=\\[batch, 16\\]\n")
+mase_cli_check(NAME info_symbolic_batch_readme_mlp ARGS info ${mase_cli_root}/examples/data/mlp_784_256_64_10.onnx RC 0
+               STDOUT "input +x +x +\\[batch, 784\\]\noutput +logits +fc3 +\\[batch, 10\\]\nSymbolic dimensions: batch \\(x\\[0\\]\\)")
+mase_cli_check(NAME info_symbolic_batch_shapes ARGS info ${mase_cli_exports}/bert_tiny_opset17_dynamic_batch/model.onnx --shapes RC 0
+               STDOUT "input +input_ids +input_ids +\\[batch, 8\\]\ninput +attention_mask +attention_mask +\\[batch, 8\\]\noutput +logits +classifier +\\[batch, 3\\]\nSymbolic dimensions: batch \\(input_ids\\[0\\], attention_mask\\[0\\]\\)\\. [^\n]*\n\nParameters: 20174 in 51 tensors [^\n]*\nConstants whose size follows the symbolic dimensions \\(not counted\\): token_type_embeddings\\.value \\[batch, 8, 32\\]\n.* reshape +layers_0_attention_query_1 +shape=\\[batch, 8, 2, 16\\]\n.*\nword_embeddings +data_in_0: \\[50, 32\\], data_in_1: \\[batch, 8\\] +data_out_0: \\[batch, 8, 32\\]\n")
+mase_cli_check(NAME info_symbolic_batch_given ARGS info ${mase_cli_symbolic} --input-shape x=2,16 RC 0
+               STDOUT "input +x +x +\\[2, 16\\]\noutput +y +fc3 +\\[2, 8\\]\n\nParameters: 947 in 9 tensors")
+add_test(NAME mase_cli/draw_symbolic_batch
+         COMMAND ${CMAKE_COMMAND} "-DMASE=$<TARGET_FILE:mase_cli>" "-DMODEL=${mase_cli_symbolic}"
+                 "-DOUT=${mase_cli_out}/draw_symbolic_batch"
+                 "-DSTDOUT_REGEX=^wrote [^\n]*model\\.(dot|svg)\nsymbolic dimensions: batch \\(x\\[0\\]\\), drawn by name\n$"
+                 "-DDOT_REGEX=\"x\" \\[label=\"{x\\|placeholder\\(shape=\\[batch, 16\\]\\)\\|data_out_0: float32 \\[batch, 16\\]}\".*\"fc3\" \\[label=\"{fc3\\|linear\\(in_features=16, out_features=8, bias=true\\)\\|data_out_0: float32 \\[batch, 8\\]}\""
+                 "-DSVG_REGEX=>placeholder\\(shape=\\[batch, 16\\]\\)</text>.*>data_out_0: float32 \\[batch, 8\\]</text>"
+                 "-DNOT_REGEX=\\[53[],]"
+                 -P "${CMAKE_CURRENT_SOURCE_DIR}/check_draw_output.cmake")
+# Running, quantizing and emitting still need the real size (describing is what goes without).
+mase_cli_check(NAME quantize_symbolic_batch_hint ARGS quantize ${mase_cli_symbolic} -c ${mase_cli_config}
+               -o ${mase_cli_out}/quantize_symbolic/q RC 1 ONE_LINE
+               STDERR "symbolic dimension \"batch\". give its shape with --input-shape x=…, or its data with --input x=FILE\n")
+mase_cli_check(NAME emit_verilog_symbolic_batch_hint ARGS emit-verilog ${mase_cli_symbolic} -c ${mase_cli_hardware_config}
+               -o ${mase_cli_out}/emit_symbolic RC 1 ONE_LINE
+               STDERR "symbolic dimension \"batch\". give its shape with --input-shape x=…, or its data with --input x=FILE\n")
 mase_cli_check(NAME run_symbolic_batch_hint ARGS run ${mase_cli_symbolic} --input-shape y=1,8
                -i x=${mase_cli_fixtures}/onnx_export/mlp_gelu_input.npy -o ${mase_cli_out}/unknown_shape RC 2 ONE_LINE
                STDERR "--input-shape y=1,8: the model [^ ]*model\\.onnx has no input \"y\"")

@@ -1,0 +1,36 @@
+# `mase draw` writes what it says: draws MODEL to OUT/model.dot and, where Graphviz's dot is on
+# PATH, OUT/model.svg, and checks each command's stdout and each file's text against a regex.
+#   cmake -DMASE=… -DMODEL=… -DOUT=dir -DSTDOUT_REGEX=… -DDOT_REGEX=… [-DSVG_REGEX=…]
+#         [-DNOT_REGEX=…] -P check_draw_output.cmake
+# NOT_REGEX must match neither file (a placeholder size that should not show).
+file(REMOVE_RECURSE "${OUT}")
+file(MAKE_DIRECTORY "${OUT}")
+set(files "${OUT}/model.dot")
+find_program(graphviz_dot dot)
+if(graphviz_dot)
+  list(APPEND files "${OUT}/model.svg")
+endif()
+foreach(file IN LISTS files)
+  execute_process(COMMAND "${MASE}" draw "${MODEL}" -o "${file}" RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                  ERROR_VARIABLE err)
+  set(report "mase draw ${MODEL} -o ${file}: exit status ${rc}\n--- stdout ---\n${out}--- stderr ---\n${err}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${report}")
+  endif()
+  if(NOT out MATCHES "${STDOUT_REGEX}")
+    message(FATAL_ERROR "stdout does not match '${STDOUT_REGEX}'\n${report}")
+  endif()
+  file(READ "${file}" text)
+  if(file MATCHES "\\.dot$")
+    set(regex "${DOT_REGEX}")
+  else()
+    set(regex "${SVG_REGEX}")
+  endif()
+  if(NOT text MATCHES "${regex}")
+    message(FATAL_ERROR "${file} does not match '${regex}':\n${text}")
+  endif()
+  if(DEFINED NOT_REGEX AND text MATCHES "${NOT_REGEX}")
+    message(FATAL_ERROR "${file} matches '${NOT_REGEX}', which it must not:\n${text}")
+  endif()
+  message(STATUS "${report}")
+endforeach()
