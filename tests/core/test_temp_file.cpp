@@ -1,6 +1,8 @@
 // core/temp_file.hpp: what mase writes atomically comes out as a plain open would create it
-// (mode 0666 & ~umask), whole or not at all, and leaves no temporary file behind.
+// (mode 0666 & ~umask), whole or not at all, and leaves no temporary file behind; so do the files
+// a child tool's output is sent to (core/child_process.hpp).
 
+#include <mase/core/child_process.hpp>
 #include <mase/core/temp_file.hpp>
 
 #include "../support/folder_snapshot.hpp"
@@ -111,4 +113,17 @@ TEST_CASE("a failed atomic write names the file and leaves nothing behind") {
                       Catch::Matchers::StartsWith(fmt::format("cannot write {}: renaming ", (dir / "q.json").string())));
     CHECK(mase_test::snapshot(dir) == std::map<std::string, std::string>{{"q.json/", ""}, {"q.json/kept", "x"}});
   }
+}
+
+TEST_CASE("a child's output files get 0666 less the umask too") {
+  const fs::path dir = fresh_folder("child_output");
+  const auto [mask, expected] = GENERATE(table<::mode_t, unsigned>({{022, 0644}, {002, 0664}, {077, 0600}}));
+  CAPTURE(mask);
+  const umask_scope scope(mask);
+  const fs::path out = dir / fmt::format("out_{:03o}.txt", mask), errors = dir / fmt::format("err_{:03o}.txt", mask);
+  REQUIRE(mase::exit_code_of(mase::run_child({"/bin/sh", "-c", "echo out; echo err >&2"},
+                                             {.output = out, .errors = errors}, "test")) == 0);
+  CHECK(mode_of(out) == expected);
+  CHECK(mode_of(errors) == expected);
+  CHECK(mase_test::read_file(out) == "out\n");
 }

@@ -113,8 +113,9 @@ inline int run_child(const std::vector<std::string>& argv, const child_streams& 
   } cleanup{&actions, &attributes};
 
   int rc = 0;
+  // 0666: the umask then gives the files the mode everything else mase writes gets.
   const auto redirect = [&](int fd, const std::filesystem::path& file, int flags) {
-    if (rc == 0 && !file.empty()) rc = ::posix_spawn_file_actions_addopen(&actions, fd, file.c_str(), flags, 0644);
+    if (rc == 0 && !file.empty()) rc = ::posix_spawn_file_actions_addopen(&actions, fd, file.c_str(), flags, 0666);
   };
   redirect(STDIN_FILENO, streams.input, O_RDONLY);
   redirect(STDOUT_FILENO, streams.output, O_WRONLY | O_CREAT | O_TRUNC);
