@@ -9,6 +9,7 @@
 #include "option_parsing.hpp"
 
 #include <mase/io/onnx.hpp>
+#include <mase/io/onnx/tensor_proto.hpp>  // the protobuf classes (io/onnx.hpp declares the entry points only)
 #include <mase/pass/add_common_metadata.hpp>
 #include <mase/pass/init_metadata.hpp>
 

@@ -7,6 +7,7 @@
 // run under ASan/UBSan by the sanitize preset).
 #include <mase/eval/evaluator.hpp>
 #include <mase/io/onnx.hpp>
+#include <mase/ir/shape_inference.hpp>
 
 #include <cstddef>
 #include <cstdint>

@@ -6,6 +6,7 @@
 // tests/fuzz/corpus/tensor_proto and the fixtures' test data (a CTest, run under ASan/UBSan by
 // the sanitize preset).
 #include <mase/io/onnx.hpp>
+#include <mase/io/onnx/tensor_proto.hpp>  // the protobuf classes (io/onnx.hpp declares the entry points only)
 
 #include <cstddef>
 #include <cstdint>

@@ -104,7 +104,8 @@ struct pass_step {
   }
   template <class... Needed>
   static constexpr bool has_all(facts<Needed...>) {
-    return (has<Needed>() & ... & true);
+    // Counted, not &&-ed: every missing fact's static_assert fires, not only the first one's.
+    return (int{has<Needed>()} + ... + 0) == static_cast<int>(sizeof...(Needed));
   }
   static constexpr bool ok = has_all(typename Pass::needs{});
   using after = typename remove_facts<typename union_facts<Established, typename Pass::provides>::type,
