@@ -1,14 +1,14 @@
 #pragma once
 // Graphviz output (io/draw.hpp declares it): inline in the header-only mode, compiled once in
-// mase::compiled (src/checkpoint.cpp) otherwise.
+// mase::mase (src/checkpoint.cpp) otherwise.
 
 #include <mase/core/child_process.hpp>
 #include <mase/io/draw.hpp>
 
-// A unit that links mase::compiled gets these from the library; defining them again here would
+// A unit that links the compiled library (mase::mase) gets these from the library; defining them again here would
 // break the link with duplicate symbols.
 #if MASE_EXTERN_INSTANTIATIONS && !defined(MASE_DEFINE_COMPILED)
-#error "this header holds definitions that mase::compiled provides; include <mase/io/draw.hpp> instead"
+#error "this header holds definitions that the compiled library (mase::mase) provides; include <mase/io/draw.hpp> instead"
 #endif
 
 #include <cerrno>

@@ -1,13 +1,13 @@
 #pragma once
 // The report tables' bodies (pass/report_tables.hpp declares them): inline in the header-only
-// mode, compiled once in mase::compiled (src/passes.cpp) otherwise.
+// mode, compiled once in mase::mase (src/passes.cpp) otherwise.
 
 #include <mase/pass/report_tables.hpp>
 
-// A unit that links mase::compiled gets these from the library; defining them again here would
+// A unit that links the compiled library (mase::mase) gets these from the library; defining them again here would
 // break the link with duplicate symbols.
 #if MASE_EXTERN_INSTANTIATIONS && !defined(MASE_DEFINE_COMPILED)
-#error "this header holds definitions that mase::compiled provides; include <mase/pass/report_tables.hpp> instead"
+#error "this header holds definitions that the compiled library (mase::mase) provides; include <mase/pass/report_tables.hpp> instead"
 #endif
 
 #include <algorithm>

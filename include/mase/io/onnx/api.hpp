@@ -1,7 +1,7 @@
 #pragma once
 // The ONNX importer's public face without the protobuf classes: the options, the imported model,
 // the errors, and the entry points (defined in io/onnx/entry_points.hpp). io/onnx.hpp includes
-// the definitions as well, inline, unless the unit links mase::onnx_compiled, which defines
+// the definitions as well, inline, unless the unit links mase::onnx, which defines
 // MASE_ONNX_SEPARATE_COMPILATION and holds them, with every converter, compiled once: such a unit
 // parses this header only (docs/architecture.md, "What including mase costs"). A user's
 // converter also includes io/onnx/importer.hpp, its API.
