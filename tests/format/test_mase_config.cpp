@@ -157,3 +157,46 @@ name = "binary"
 weight_bipolar = 0
 )", "weight"), Catch::Contains("mase::compat::binary_quantizer"));
 }
+
+// Found by the quant_config fuzz target (UBSan): values outside int's range and exponent widths
+// whose default bias is a negative or too wide shift are errors, not undefined behaviour.
+TEST_CASE("out-of-range integers and exponent widths are refused, naming the key") {
+  const auto message = [](std::string_view text, std::string_view operand) {
+    try {
+      format_from_mase_config(from_toml(text), operand);
+    } catch (const error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(message(R"(
+[passes.quantize.default.config]
+name = "integer"
+data_in_width = 8
+data_in_frac_width = -2147483649
+)", "data_in"), Catch::Contains("data_in_frac_width\" = -2147483649 is out of range"));
+  CHECK_THAT(message(R"(
+[passes.quantize.default.config]
+name = "integer"
+data_in_width = -9.2e15
+data_in_frac_width = 3
+)", "data_in"), Catch::Contains("data_in_width\" must be an integer"));
+  CHECK(message(R"(
+[passes.quantize.default.config]
+name = "minifloat_ieee"
+data_in_width = 8
+data_in_exponent_width = 0
+)", "data_in") != "no error");
+  CHECK(message(R"(
+[passes.quantize.default.config]
+name = "block_fp"
+data_in_width = 8
+data_in_exponent_width = 40
+data_in_block_size = [16]
+)", "data_in") != "no error");
+  CHECK(message(R"(
+[passes.quantize.default.config]
+name = "log"
+data_in_width = 1
+)", "data_in") != "no error");
+}

@@ -481,6 +481,14 @@ TEST_CASE("quantize errors name the entry, the key and the fix") {
                            .entries = {{std::string(2000, '('), integer_keys(8, 3)}}}));
     });
     CHECK_THAT(m, Catch::Contains("the regular expression is 2000 characters long; mase takes at most 1000"));
+    // Found by fuzzing (UBSan): libstdc++ reads a repetition count without an overflow check.
+    const std::string count = message_of([&] {
+      (void)(g | quantize({.by = quantize_by::regex_name, .default_config = {},
+                           .entries = {{"fc{8888888888888888888}", integer_keys(8, 3)}}}));
+    });
+    CHECK_THAT(count, Catch::Contains("a repetition count of more than 4 digits"));
+    CHECK_NOTHROW((void)(g | quantize({.by = quantize_by::regex_name, .default_config = integer_keys(8, 3),
+                                       .entries = {{"f{1,9999}c?", integer_keys(6, 2)}}})));
   }
   SECTION("duplicate entries") {
     const std::string m = message_of([&] {

@@ -10,7 +10,9 @@
 #error "this header holds definitions that the compiled library (mase::mase) provides; include <mase/format/mase_config.hpp> instead"
 #endif
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +24,12 @@
 namespace mase {
 
 namespace detail {
+
+// IEEE's bias, 2^(e-1) - 1, for the exponent widths a format can take; 0 for the others, which
+// the format's own check then names (a shift by them would be undefined).
+inline int default_exponent_bias(int exp_bits) noexcept {
+  return exp_bits >= 1 && exp_bits <= 30 ? (1 << (exp_bits - 1)) - 1 : 0;
+}
 
 class mase_config_reader {
 public:
@@ -42,8 +50,13 @@ public:
   int integer(std::string_view suffix) const {
     const quant_config_value* v = find(suffix);
     if (!v) fail(fmt::format("missing key \"{}\"; add e.g. {} = 8", key(suffix), key(suffix)));
-    if (const auto* i = std::get_if<std::int64_t>(v)) return static_cast<int>(*i);
-    if (const auto* d = std::get_if<double>(v); d && *d == static_cast<double>(static_cast<int>(*d)))
+    // Checked against int's range before the conversion (a cast outside it is undefined).
+    constexpr auto lo = std::numeric_limits<int>::min(), hi = std::numeric_limits<int>::max();
+    if (const auto* i = std::get_if<std::int64_t>(v)) {
+      if (*i < lo || *i > hi) fail(fmt::format("key \"{}\" = {} is out of range; give a small integer", key(suffix), *i));
+      return static_cast<int>(*i);
+    }
+    if (const auto* d = std::get_if<double>(v); d && *d >= lo && *d <= hi && *d == std::trunc(*d))
       return static_cast<int>(*d);
     fail(fmt::format("key \"{}\" must be an integer", key(suffix)));
   }
@@ -119,18 +132,20 @@ MASE_COMPILED_INLINE format format_from_mase_config(const quant_config& config, 
   if (name == "minifloat_ieee" || name == "minifloat_denorm") {
     const int width = r.integer("width");
     const int exp_bits = r.integer("exponent_width");
-    const int bias = r.optional_integer("exponent_bias").value_or((1 << (exp_bits - 1)) - 1);
+    const int bias = r.optional_integer("exponent_bias").value_or(detail::default_exponent_bias(exp_bits));
     return minifloat_fmt{.exp_bits = exp_bits, .man_bits = width - 1 - exp_bits, .bias = bias};
   }
   if (name == "log") {
     const int width = r.integer("width");
-    return log_fmt{.width = width, .bias = r.optional_integer("exponent_bias").value_or(default_log_bias(width))};
+    // The default only for widths the format takes (its check names the others).
+    const int bias = width >= 2 && width <= 32 ? default_log_bias(width) : 0;
+    return log_fmt{.width = width, .bias = r.optional_integer("exponent_bias").value_or(bias)};
   }
   if (name == "block_fp") {
     const int exp_bits = r.integer("exponent_width");
     return block_fp_fmt{.width = r.integer("width"),
                         .exp_bits = exp_bits,
-                        .bias = r.optional_integer("exponent_bias").value_or((1 << (exp_bits - 1)) - 1),
+                        .bias = r.optional_integer("exponent_bias").value_or(detail::default_exponent_bias(exp_bits)),
                         .block = r.block("block_size", !weight_like)};
   }
   if (name == "block_minifloat") {

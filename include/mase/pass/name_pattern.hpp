@@ -7,6 +7,7 @@
 #include <mase/core/error.hpp>
 
 #include <cstddef>
+#include <algorithm>
 #include <regex>
 #include <string>
 #include <string_view>
@@ -28,6 +29,19 @@ public:
     if (pattern.size() > max_length)
       throw error(fmt::format("{}: the regular expression is {} characters long; mase takes at most {}", where,
                               pattern.size(), max_length));
+    // libstdc++ reads a repetition count into a long without an overflow check (undefined for
+    // {99999999999999999999}); a count of more than four digits is refused first.
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+      if (pattern[i] != Char('{')) continue;
+      std::size_t digits = 0, longest = 0;
+      for (std::size_t j = i + 1; j < pattern.size() && (pattern[j] == Char(',') || (pattern[j] >= Char('0') && pattern[j] <= Char('9'))); ++j) {
+        digits = pattern[j] == Char(',') ? 0 : digits + 1;
+        longest = std::max(longest, digits);
+      }
+      if (longest > 4)
+        throw error(fmt::format("{}: the regular expression holds a repetition count of more than 4 digits; mase takes "
+                                "counts up to 9999", where));
+    }
     try {
       regex_ = std::basic_regex<Char>(std::basic_string<Char>(pattern), syntax);
     } catch (const std::regex_error& x) {
