@@ -139,7 +139,7 @@ bool within_ulps(float a, float b, std::int64_t ulps) {
   return ulp_distance(a, b) <= ulps;
 }
 
-// What a record must satisfy (quantizers.md "How to use" and the conformance brief).
+// What a record must satisfy (tests/fixtures/mase_refs/README.md describes the records).
 enum class requirement { every_element, outside_sens_f64, within_4_ulp };
 
 requirement requirement_for(const std::string& quantizer, const json& config) {
@@ -263,7 +263,7 @@ TEST_CASE("mase::compat reproduces MASE's reference outputs", "[quant][mase_comp
 }
 
 // =============================================================================================
-// Facts stated in quantizers.md's prose, checked independently of the reference file
+// Facts of MASE's quantizers (DeepWok/mase at ae4660b1: src/chop/nn/quantizers/), checked independently of the reference file
 
 namespace {
 float one(float v, auto&& quantize) {
@@ -366,7 +366,8 @@ TEST_CASE("ternary ignores its threshold, residual_sign stacks levels", "[quant]
 }
 
 // =============================================================================================
-// Blocking rules (quantizers.md "Blocking shared by block_fp / block_minifloat / block_log")
+// Blocking rules shared by MASE's block_fp, block_minifloat and block_log (DeepWok/mase at ae4660b1:
+// src/chop/nn/quantizers/utils.py)
 
 namespace {
 std::vector<std::vector<std::int64_t>> blocks_of(const mase::block_layout& layout,

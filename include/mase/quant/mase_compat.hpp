@@ -6,9 +6,10 @@
 // that are not fixed points of minifloat_denorm / block_fp, no carry into the next binade in
 // minifloat_ieee, a log format that cannot hold 0, thresholds that ternary ignores, inf inputs
 // that come out as NaN because MASE blends results as `(~close)*q + close*x`, -0.0 turned into
-// +0.0 where MASE unblocks with F.fold, and so on. The project's MASE quantizer spec
-// (quantizers.md) states the semantics; the library's own formats do the arithmetically right
-// thing instead. Use this header to check numerics against MASE.
+// +0.0 where MASE unblocks with F.fold, and so on. MASE's quantizers (DeepWok/mase at ae4660b1:
+// src/chop/nn/quantizers/) define the semantics, and docs/formats.md lists every difference;
+// the library's own formats do the arithmetically right thing instead. Use this header to check
+// numerics against MASE.
 //
 // Rules followed throughout, because torch follows them:
 // - every intermediate is a float32; Python float constants (1e-9, 0.1, 0.5) are rounded to
