@@ -35,6 +35,16 @@ std::string format_of(std::string_view toml_text, std::string_view operand) {
   return to_string(format_from_mase_config(from_toml(toml_text), operand));
 }
 
+// The error a config gives, or "no error".
+std::string message(std::string_view toml_text, std::string_view operand) {
+  try {
+    format_from_mase_config(from_toml(toml_text), operand);
+  } catch (const error& e) {
+    return std::string(e.what());
+  }
+  return std::string("no error");
+}
+
 }  // namespace
 
 TEST_CASE("integer config: data_in / weight / bias width and frac_width") {
@@ -128,14 +138,6 @@ weight_mean = "NA"
 }
 
 TEST_CASE("bad configs name the key and the fix") {
-  const auto message = [](std::string_view text, std::string_view operand) {
-    try {
-      format_from_mase_config(from_toml(text), operand);
-    } catch (const error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   CHECK_THAT(message(R"(
 [passes.quantize.default.config]
 name = "integer"
@@ -161,14 +163,6 @@ weight_bipolar = 0
 // Found by the quant_config fuzz target (UBSan): values outside int's range and exponent widths
 // whose default bias is a negative or too wide shift are errors, not undefined behaviour.
 TEST_CASE("out-of-range integers and exponent widths are refused, naming the key") {
-  const auto message = [](std::string_view text, std::string_view operand) {
-    try {
-      format_from_mase_config(from_toml(text), operand);
-    } catch (const error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   CHECK_THAT(message(R"(
 [passes.quantize.default.config]
 name = "integer"
