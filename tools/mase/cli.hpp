@@ -99,6 +99,8 @@ struct emit_verilog_options {
   std::vector<std::string> simulators;  // verilator | iverilog
   bool channels_last = false;           // hardware_options::channels_last
   bool synth = false;
+  std::string target = "xc7";     // verilog/target.hpp: what --synth implements the design on
+  double frequency_mhz = 12;      // nextpnr's target clock, for a target that places and routes
   bool lint = false;
 };
 

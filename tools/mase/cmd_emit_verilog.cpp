@@ -79,10 +79,27 @@ int run_emit_verilog(const emit_verilog_options& o) {
     if (!r.ok()) status = 1;
   }
   if (o.synth) {
-    starting("synthesizing with yosys synth_xilinx (a minute for a large design)");
-    const mase::verilog::synthesis_report s = mase::verilog::synthesize(emitted.project_dir);
-    fmt::print("yosys synth_xilinx: {} cells, {} flip-flops, {} LUTs, {} multipliers (DSP48E1), {} block RAMs\n",
-               s.cells, s.flip_flops, s.luts, s.multipliers, s.block_rams);
+    const mase::verilog::target& target = mase::verilog::target_from_string(o.target);
+    const std::string_view pass = target.synthesis.substr(0, target.synthesis.find(' '));
+    starting(fmt::format("synthesizing with yosys {} (a minute for a large design)", pass));
+    const mase::verilog::synthesis_report s = mase::verilog::synthesize(emitted.project_dir, target);
+    if (target.family == mase::verilog::device_family::xilinx_7series)
+      fmt::print("yosys {}: {} cells, {} flip-flops, {} LUTs, {} multipliers (DSP48E1), {} block RAMs\n", pass, s.cells,
+                 s.flip_flops, s.luts, s.multipliers, s.block_rams);
+    else
+      fmt::print("yosys {}: {} cells, {} flip-flops, {} LUT4s, {} carries, {} multipliers (SB_MAC16), {} block RAMs "
+                 "(SB_RAM40_4K)\n",
+                 pass, s.cells, s.flip_flops, s.luts, s.carry_chains, s.multipliers, s.block_rams);
+    if (target.places_and_routes()) {
+      starting(fmt::format("placing and routing with nextpnr-ice40 on {}", target.description));
+      const mase::verilog::place_and_route_report r =
+          mase::verilog::place_and_route(emitted.project_dir, target, {.frequency_mhz = o.frequency_mhz});
+      fmt::print("nextpnr-ice40 ({} {}): {}/{} logic cells, {}/{} DSPs, {}/{} block RAMs, {}/{} I/Os; Fmax {:.2f} MHz "
+                 "({} MHz asked)\nbitstream (icepack): {}\n",
+                 target.nextpnr_device.substr(2), target.package, r.logic_cells.used, r.logic_cells.available,
+                 r.dsps.used, r.dsps.available, r.block_rams.used, r.block_rams.available, r.ios.used, r.ios.available,
+                 r.fmax_mhz, r.constraint_mhz, r.bitstream.string());
+    }
   }
   return status;
 }

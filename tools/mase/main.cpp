@@ -191,7 +191,17 @@ int main(int argc, char** argv) {
   emit_cmd->add_flag("--channels-last", emit.channels_last,
                      "Stream [N, C, H, W] maps pixel by pixel (H x W x C): convolutions keep k rows of every channel "
                      "instead of two samples, their lanes over output channels");
-  emit_cmd->add_flag("--synth", emit.synth, "Synthesize with yosys (synth_xilinx) and report the resources");
+  emit_cmd->add_flag("--synth", emit.synth,
+                     "Implement the design on --target: synthesize with yosys and report the resources; on an iCE40 "
+                     "part also place and route with nextpnr-ice40 (utilisation, Fmax) and pack the bitstream");
+  emit_cmd->add_option("--target", emit.target, "What --synth implements the design on: xc7 (yosys synth_xilinx), "
+                                                "ice40-up5k or ice40-hx8k (synth_ice40, nextpnr-ice40, icepack)")
+      ->check(CLI::IsMember({"xc7", "ice40-up5k", "ice40-hx8k"}))
+      ->capture_default_str();
+  emit_cmd->add_option("--frequency", emit.frequency_mhz, "The clock nextpnr places and routes towards, in MHz (iCE40 targets)")
+      ->check(CLI::PositiveNumber)
+      ->type_name("MHZ")
+      ->capture_default_str();
   emit_cmd->add_flag("--lint", emit.lint, "Lint the design with verilator --lint-only -Wall");
 
   search_command_options search;

@@ -1,6 +1,7 @@
 #pragma once
 // Running the open-source tools on an emitted project: Verilator (lint, and its C++ model of the
-// testbench), Icarus Verilog, and yosys (a synthesis estimate for a Xilinx 7-series part). Each
+// testbench), Icarus Verilog, yosys (synthesis for a target: verilog/target.hpp), and for an
+// iCE40 target nextpnr-ice40 (placement, routing, timing) and icepack (the bitstream). Each
 // runs in the project directory (the ROM paths are relative to it) with its log under sim/ or
 // reports/; a tool that fails, or a simulation that prints no verdict, is a mase::error quoting
 // the end of the log. They run only in a project mase emitted (its .mase-project marker), and
@@ -9,6 +10,7 @@
 #include <mase/core/compiled.hpp>
 #include <mase/core/error.hpp>
 #include <mase/verilog/emit.hpp>
+#include <mase/verilog/target.hpp>
 
 #include <cstdint>
 #include <filesystem>
@@ -49,18 +51,48 @@ MASE_COMPILED_INLINE simulation_result simulate(const fs::path& project, simulat
 // `verilator --lint-only -Wall` over the design; returns its warnings (empty when clean).
 MASE_COMPILED_INLINE std::string lint(const fs::path& project);
 
-// What yosys's synth_xilinx maps the design to.
+// What yosys maps the design to, counted by the target's cell rules.
 struct synthesis_report {
+  std::string target{targets::xc7.name};
   std::int64_t cells = 0, flip_flops = 0, luts = 0, multipliers = 0, block_rams = 0, carry_chains = 0;
-  std::int64_t block_rams_18k = 0;  // RAMB18E1 count one, RAMB36E1 two
-  std::int64_t lut_rams = 0;        // distributed RAM cells (RAM32M, RAM64M, …)
+  std::int64_t block_rams_18k = 0;  // xc7: RAMB18E1 count one, RAMB36E1 two
+  std::int64_t lut_rams = 0;        // xc7: distributed RAM cells (RAM32M, RAM64M, …)
   std::string stat;  // yosys's own table
 };
 
-// The resources of the last synthesis of a project (its reports/utilization.txt).
+// The resources of the last synthesis of a project (its reports/utilization.txt, counted by the
+// rules of the target it was synthesized for).
 MASE_COMPILED_INLINE synthesis_report read_synthesis_report(const fs::path& project);
 
-MASE_COMPILED_INLINE synthesis_report synthesize(const fs::path& project);
+// Synthesizes the project for t with yosys (reports/utilization.txt; for a target that places and
+// routes, the netlist too, reports/netlist.json).
+MASE_COMPILED_INLINE synthesis_report synthesize(const fs::path& project, const target& t = targets::xc7);
+
+// A resource of the part: how much of it the design uses.
+struct resource_use {
+  std::int64_t used = 0, available = 0;
+};
+
+// nextpnr's placement and routing of the last synthesis.
+struct place_and_route_report {
+  std::string target;
+  resource_use logic_cells, dsps, block_rams, ios;
+  double fmax_mhz = 0;        // the slowest clock's achieved frequency in nextpnr's timing analysis
+  double constraint_mhz = 0;  // the frequency asked for (place_and_route_options)
+  fs::path bitstream;         // icepack's binary, reports/top_core.bin
+  std::string report;         // nextpnr's JSON report
+};
+
+struct place_and_route_options {
+  double frequency_mhz = 12;  // nextpnr's --freq: it optimises towards it and reports against it
+  int seed = 1;               // nextpnr's placer seed: the same seed, the same result
+};
+
+// Places and routes the project's last synthesis (synthesize with the same target first) with
+// nextpnr-ice40 and packs the bitstream with icepack. A design that does not fit the part, or
+// whose ports exceed the package's pins, is a mase::error quoting nextpnr.
+MASE_COMPILED_INLINE place_and_route_report place_and_route(const fs::path& project, const target& t,
+                                                            const place_and_route_options& options = {});
 
 }  // namespace mase::verilog
 

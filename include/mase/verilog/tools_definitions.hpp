@@ -23,6 +23,7 @@
 #include <vector>
 
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
 
 namespace mase::verilog {
 
@@ -156,6 +157,11 @@ MASE_COMPILED_INLINE synthesis_report read_synthesis_report(const fs::path& proj
   require(fs::exists(dir / "reports/utilization.txt"), "read_synthesis_report: {} has no reports/utilization.txt; run "
           "synthesize first", dir.string());
   synthesis_report r;
+  // A synthesis names its target in reports/target.txt; a report without one is xc7's.
+  std::string name = fs::exists(dir / "reports/target.txt") ? detail::read_all(dir / "reports/target.txt") : "xc7";
+  while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
+  const target& t = target_from_string(name);
+  r.target = std::string(t.name);
   r.stat = detail::read_all(dir / "reports/utilization.txt");
   std::istringstream lines(r.stat);
   std::string line;
@@ -166,23 +172,30 @@ MASE_COMPILED_INLINE synthesis_report read_synthesis_report(const fs::path& proj
     if (std::regex_search(line, m, total)) {
       r.cells = std::stoll(m[1]);
     } else if (std::regex_match(line, m, cell_count)) {
-      const std::string cell = m[1];
+      const cell_rule* rule = cell_rule_of(t, m[1].str());
+      if (rule == nullptr) continue;
       const std::int64_t n = std::stoll(m[2]);
-      if (cell.rfind("FD", 0) == 0) r.flip_flops += n;
-      else if (cell.rfind("LUT", 0) == 0) r.luts += n;
-      else if (cell.rfind("DSP48", 0) == 0) r.multipliers += n;
-      else if (cell.rfind("RAMB", 0) == 0) {
-        r.block_rams += n;
-        r.block_rams_18k += cell.rfind("RAMB36", 0) == 0 ? 2 * n : n;
+      switch (rule->role) {
+        case cell_role::flip_flop: r.flip_flops += n; break;
+        case cell_role::lut: r.luts += n; break;
+        case cell_role::dsp: r.multipliers += n; break;
+        case cell_role::block_ram:
+          r.block_rams += n;
+          if (t.family == device_family::xilinx_7series) r.block_rams_18k += n;
+          break;
+        case cell_role::block_ram_pair:
+          r.block_rams += n;
+          r.block_rams_18k += 2 * n;
+          break;
+        case cell_role::carry: r.carry_chains += n; break;
+        case cell_role::lut_ram: r.lut_rams += n; break;
       }
-      else if (cell.rfind("CARRY", 0) == 0) r.carry_chains += n;
-      else if (cell.rfind("RAM", 0) == 0) r.lut_rams += n;
     }
   }
   return r;
 }
 
-MASE_COMPILED_INLINE synthesis_report synthesize(const fs::path& project) {
+MASE_COMPILED_INLINE synthesis_report synthesize(const fs::path& project, const target& t) {
   detail::require_tool("yosys", "yosys");
   const fs::path dir = fs::absolute(project);
   require_project(dir, "verilog", "synthesize");
@@ -191,18 +204,85 @@ MASE_COMPILED_INLINE synthesis_report synthesize(const fs::path& project) {
   std::string script = "read_verilog -defer -sv";
   for (const fs::path& f : detail::rtl_files(dir))
     if (f.filename() != "top.sv") script += fmt::format(" {}", fs::relative(f, dir).string());
-  // The report is written under another name and renamed once yosys has finished: a run that
+  // The reports are written under other names and renamed once yosys has finished: a run that
   // fails or is killed leaves no report, never an old one that looks like this run's.
-  script += "\nhierarchy -top top_core\nsynth_xilinx -flatten -top top_core\ntee -q -o reports/utilization.txt.partial stat\n";
+  script += fmt::format("\nhierarchy -top top_core\n{} -top top_core\ntee -q -o reports/utilization.txt.partial stat\n",
+                        t.synthesis);
+  if (t.places_and_routes()) script += "write_json reports/netlist.json.partial\n";
   std::error_code ec;
   fs::create_directories(dir / "reports", ec);
-  fs::remove(dir / "reports/utilization.txt", ec);
+  for (const char* old : {"reports/utilization.txt", "reports/target.txt", "reports/netlist.json"}) fs::remove(dir / old, ec);
   detail::write_text(dir / "reports" / "synth.ys", script);
   if (detail::run_in(dir, "yosys -q -s reports/synth.ys", "reports/yosys.log") != 0)
     throw error(fmt::format("synthesize: yosys failed on {}:\n{}", dir.string(),
                             detail::tail(detail::read_all(dir / "reports/yosys.log"), 20)));
-  fs::rename(dir / "reports/utilization.txt.partial", dir / "reports/utilization.txt", ec);
+  if (t.places_and_routes()) fs::rename(dir / "reports/netlist.json.partial", dir / "reports/netlist.json", ec);
+  if (!ec) detail::write_text(dir / "reports" / "target.txt", fmt::format("{}\n", t.name));
+  if (!ec) fs::rename(dir / "reports/utilization.txt.partial", dir / "reports/utilization.txt", ec);
   if (ec) throw error(fmt::format("synthesize: yosys wrote no report in {}: {}", dir.string(), ec.message()));
   return read_synthesis_report(dir);
 }
+
+namespace detail {
+// One resource of nextpnr's report's "utilization" table (absent: none used, none available).
+MASE_COMPILED_INLINE resource_use nextpnr_use(const nlohmann::json& report, const char* bel) {
+  const auto table = report.find("utilization");
+  if (table == report.end() || !table->contains(bel)) return {};
+  const nlohmann::json& entry = (*table)[bel];
+  return {.used = entry.value("used", std::int64_t{0}), .available = entry.value("available", std::int64_t{0})};
+}
+}  // namespace detail
+
+MASE_COMPILED_INLINE place_and_route_report place_and_route(const fs::path& project, const target& t,
+                                                            const place_and_route_options& options) {
+  require(t.places_and_routes(), "place_and_route: the target {} has no open-source placement and routing; the "
+          "targets that have are ice40-up5k and ice40-hx8k", t.name);
+  require(options.frequency_mhz > 0, "place_and_route: the frequency must be positive (got {} MHz)", options.frequency_mhz);
+  detail::require_tool("nextpnr-ice40", "nextpnr-ice40");
+  detail::require_tool("icepack", "fpga-icestorm");
+  const fs::path dir = fs::absolute(project);
+  require_project(dir, "verilog", "place_and_route");
+  require(fs::exists(dir / "reports/netlist.json") && read_synthesis_report(dir).target == t.name,
+          "place_and_route: {} has no netlist synthesized for {}; run synthesize(project, target) first", dir.string(),
+          t.name);
+  std::error_code ec;
+  for (const char* old : {"reports/nextpnr.json", "reports/top_core.asc", "reports/top_core.bin"}) fs::remove(dir / old, ec);
+  // The ports go to pins nextpnr chooses (no constraints file): the design is measured, not a board.
+  const std::string command = fmt::format(
+      "nextpnr-ice40 {} --package {} --json reports/netlist.json --asc reports/top_core.asc.partial "
+      "--report reports/nextpnr.json.partial --freq {} --seed {} --pcf-allow-unconstrained --timing-allow-fail",
+      t.nextpnr_device, t.package, options.frequency_mhz, options.seed);
+  if (detail::run_in(dir, command, "reports/nextpnr.log") != 0)
+    throw error(fmt::format("place_and_route: nextpnr-ice40 could not place and route {} on {}:\n{}", dir.string(),
+                            t.description, detail::tail(detail::read_all(dir / "reports/nextpnr.log"), 20)));
+  fs::rename(dir / "reports/top_core.asc.partial", dir / "reports/top_core.asc", ec);
+  if (!ec) fs::rename(dir / "reports/nextpnr.json.partial", dir / "reports/nextpnr.json", ec);
+  if (ec) throw error(fmt::format("place_and_route: nextpnr-ice40 wrote no report in {}: {}", dir.string(), ec.message()));
+  if (detail::run_in(dir, "icepack reports/top_core.asc reports/top_core.bin.partial", "reports/icepack.log") != 0)
+    throw error(fmt::format("place_and_route: icepack could not pack {}:\n{}", dir.string(),
+                            detail::tail(detail::read_all(dir / "reports/icepack.log"), 20)));
+  fs::rename(dir / "reports/top_core.bin.partial", dir / "reports/top_core.bin", ec);
+  if (ec) throw error(fmt::format("place_and_route: icepack wrote no bitstream in {}: {}", dir.string(), ec.message()));
+
+  place_and_route_report r;
+  r.target = std::string(t.name);
+  r.report = detail::read_all(dir / "reports/nextpnr.json");
+  r.bitstream = dir / "reports/top_core.bin";
+  r.constraint_mhz = options.frequency_mhz;
+  const nlohmann::json report = nlohmann::json::parse(r.report, nullptr, /*allow_exceptions=*/false);
+  require(report.is_object(), "place_and_route: nextpnr's report {} is not JSON", (dir / "reports/nextpnr.json").string());
+  r.logic_cells = detail::nextpnr_use(report, "ICESTORM_LC");
+  r.dsps = detail::nextpnr_use(report, "ICESTORM_DSP");
+  r.block_rams = detail::nextpnr_use(report, "ICESTORM_RAM");
+  r.ios = detail::nextpnr_use(report, "SB_IO");
+  // Every clock's achieved frequency; the design runs at the slowest.
+  if (const auto clocks = report.find("fmax"); clocks != report.end() && clocks->is_object())
+    for (const auto& [clock, timing] : clocks->items()) {
+      (void)clock;
+      const double achieved = timing.value("achieved", 0.0);
+      if (r.fmax_mhz == 0 || achieved < r.fmax_mhz) r.fmax_mhz = achieved;
+    }
+  return r;
+}
+
 }  // namespace mase::verilog
