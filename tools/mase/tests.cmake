@@ -169,6 +169,20 @@ mase_cli_check(NAME emit_verilog_vit
                RC 0
                STDOUT "components: conv_proj \\(mase_conv2d\\), Transpose \\(mase_permute\\), Concat \\(mase_cat\\).*testbench: 4 samples.*lint \\(verilator --lint-only -Wall\\): clean\nverilator: 40 passed, 0 failed.*-> bit-exact"
                FRESH_DIR ${mase_cli_out}/emit_verilog_vit)
+# hls4ml's jet-tagging dense core (16-64-32-32-5, 8-bit) on iCE40 UP5K from one command: simulated
+# bit-exact, synthesized with synth_ice40, placed and routed by nextpnr-ice40 (which counts the
+# part's 5280 logic cells, 8 DSPs and 30 block RAMs) and packed by icepack.
+mase_cli_check(NAME emit_verilog_jet_ice40_up5k
+               ARGS emit-verilog ${mase_cli_fixtures}/onnx/jet_dnn/model.onnx --config ${mase_cli_hardware_config}
+                    --out ${mase_cli_out}/emit_verilog_jet/up5k -n 4 -p 2,1 --simulate verilator --synth --target ice40-up5k
+               RC 0
+               STDOUT "components: fc1 \\(mase_linear\\).*verilator: 20 passed, 0 failed.*-> bit-exact\nyosys synth_ice40: [0-9]+ cells, [0-9]+ flip-flops, [0-9]+ LUT4s, [0-9]+ carries, 5 multipliers \\(SB_MAC16\\), [0-9]+ block RAMs \\(SB_RAM40_4K\\)\nnextpnr-ice40 \\(up5k sg48\\): [0-9]+/5280 logic cells, 5/8 DSPs, [0-9]+/30 block RAMs, 30/96 I/Os. Fmax [0-9.]+ MHz \\(12 MHz asked\\)\nbitstream \\(icepack\\): [^\n]*top_core.bin"
+               STDERR "synthesizing with yosys synth_ice40[^\n]*\nmase emit-verilog: placing and routing with nextpnr-ice40 on Lattice iCE40 UltraPlus UP5K"
+               FRESH_DIR ${mase_cli_out}/emit_verilog_jet)
+mase_cli_check(NAME emit_verilog_unknown_target
+               ARGS emit-verilog ${mase_cli_fixtures}/onnx/jet_dnn/model.onnx --config ${mase_cli_hardware_config}
+                    --out ${mase_cli_out}/emit_verilog_bad_target --synth --target ecp5
+               RC 2 ONE_LINE STDERR "--target: ecp5 not in .xc7.ice40-up5k.ice40-hx8k.")
 # Channels-last streams refuse the fixture CNN's flatten of a 4x4 map (PyTorch's order), naming it.
 mase_cli_check(NAME emit_verilog_channels_last_refuses_flatten
                ARGS emit-verilog ${mase_cli_fixtures}/onnx/cnn/model.onnx --config ${mase_cli_hardware_config}
@@ -456,4 +470,5 @@ mase_cli_check(NAME search_synth_without_hardware ARGS search ${mase_cli_fixture
 # The checks whose time goes to Verilator's and yosys's own builds: the sanitize preset's test
 # run leaves them out (label tools, tests/CMakeLists.txt), keeping the cheaper emit checks.
 set_tests_properties(mase_cli/emit_verilog_cnn mase_cli/emit_verilog_bert_tiny mase_cli/emit_verilog_vit
-                     mase_cli/emit_verilog_gelu_mlp_integer mase_cli/search_hardware_synth PROPERTIES LABELS tools)
+                     mase_cli/emit_verilog_gelu_mlp_integer mase_cli/search_hardware_synth mase_cli/emit_verilog_jet_ice40_up5k
+                     PROPERTIES LABELS tools)

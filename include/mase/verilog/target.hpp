@@ -81,8 +81,8 @@ inline constexpr target xc7{
     .cells = xc7_cells,
 };
 
-// The part's logic cells, DSPs, RAMs and the SG48 package's I/O pins (Lattice's iCE40 UltraPlus
-// family data sheet).
+// The part's logic cells, DSPs and RAMs (Lattice's iCE40 UltraPlus family data sheet) and its I/O cells
+// as nextpnr counts them.
 inline constexpr target ice40_up5k{
     .name = "ice40-up5k",
     .description = "Lattice iCE40 UltraPlus UP5K, SG48 (yosys synth_ice40, nextpnr-ice40)",
@@ -94,14 +94,15 @@ inline constexpr target ice40_up5k{
     .package = "sg48",
 };
 
-// The HX8K in its CT256 package (Lattice's iCE40 LP/HX family data sheet): no DSPs.
+// The HX8K in its CT256 package: no DSPs (logic cells and RAMs: Lattice's iCE40 LP/HX family data
+// sheet; I/O cells as nextpnr counts them).
 inline constexpr target ice40_hx8k{
     .name = "ice40-hx8k",
     .description = "Lattice iCE40 HX8K, CT256 (yosys synth_ice40, nextpnr-ice40)",
     .family = device_family::lattice_ice40,
     .synthesis = "synth_ice40",
     .cells = ice40_cells,
-    .capacity = {.logic_cells = 7680, .dsps = 0, .block_rams = 32, .ios = 206},
+    .capacity = {.logic_cells = 7680, .dsps = 0, .block_rams = 32, .ios = 256},
     .nextpnr_device = "--hx8k",
     .package = "ct256",
 };
