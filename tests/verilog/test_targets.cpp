@@ -42,7 +42,7 @@ std::uintmax_t bytes_of(const fs::path& file) { return fs::file_size(file); }
 
 }  // namespace
 
-TEST_CASE("targets: found by name; an unknown name lists them", "[verilog]") {
+TEST_CASE("targets: found by name, and an unknown name lists them", "[verilog]") {
   CHECK(&verilog::target_from_string("xc7") == &verilog::targets::xc7);
   CHECK(&verilog::target_from_string("ice40-up5k") == &verilog::targets::ice40_up5k);
   CHECK(&verilog::target_from_string("ice40-hx8k") == &verilog::targets::ice40_hx8k);
