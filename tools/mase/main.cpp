@@ -5,6 +5,7 @@
 
 #include <mase/core/error.hpp>
 #include <mase/core/suggest.hpp>
+#include <mase/verilog/target.hpp>
 #include <mase/version.hpp>
 
 #include <CLI/CLI.hpp>
@@ -13,11 +14,19 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 namespace {
+
+// --target's choices: every target mase knows (verilog/target.hpp).
+std::vector<std::string> target_choices() {
+  std::vector<std::string> names;
+  for (const mase::verilog::target* t : mase::verilog::targets::all) names.emplace_back(t->name);
+  return names;
+}
 
 using namespace mase_cli;
 
@@ -196,7 +205,7 @@ int main(int argc, char** argv) {
                      "part also place and route with nextpnr-ice40 (utilisation, Fmax) and pack the bitstream");
   emit_cmd->add_option("--target", emit.target, "What --synth implements the design on: xc7 (yosys synth_xilinx), "
                                                 "ice40-up5k or ice40-hx8k (synth_ice40, nextpnr-ice40, icepack)")
-      ->check(CLI::IsMember({"xc7", "ice40-up5k", "ice40-hx8k"}))
+      ->check(CLI::IsMember(target_choices()))
       ->capture_default_str();
   emit_cmd->add_option("--frequency", emit.frequency_mhz, "The clock nextpnr places and routes towards, in MHz (iCE40 targets)")
       ->check(CLI::PositiveNumber)

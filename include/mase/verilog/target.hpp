@@ -111,14 +111,19 @@ inline constexpr std::array all{&xc7, &ice40_up5k, &ice40_hx8k};
 
 }  // namespace targets
 
+// The names of the targets (all of them, or those that place and route), as a list for messages.
+inline std::string target_names(bool placing_and_routing_only = false) {
+  std::string names;
+  for (const target* t : targets::all)
+    if (!placing_and_routing_only || t->places_and_routes()) names += fmt::format("{}{}", names.empty() ? "" : ", ", t->name);
+  return names;
+}
+
 // The target `name` names (`xc7`, `ice40-up5k`, `ice40-hx8k`), or an error listing them.
 inline const target& target_from_string(std::string_view name) {
-  std::string names;
-  for (const target* t : targets::all) {
+  for (const target* t : targets::all)
     if (t->name == name) return *t;
-    names += fmt::format("{}{}", names.empty() ? "" : ", ", t->name);
-  }
-  throw error(fmt::format("unknown target \"{}\"; the targets are {}", name, names));
+  throw error(fmt::format("unknown target \"{}\"; the targets are {}", name, target_names()));
 }
 
 // What a cell type of t's netlist counts as, or none (a buffer, a constant driver, an I/O).

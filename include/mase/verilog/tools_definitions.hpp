@@ -152,15 +152,22 @@ MASE_COMPILED_INLINE std::string lint(const fs::path& project) {
   return log.empty() ? fmt::format("verilator exited with status {}", status) : log;
 }
 
+namespace detail {
+// The target of a project's last synthesis: reports/target.txt names it; a report without one is xc7's.
+MASE_COMPILED_INLINE const target& synthesized_target(const fs::path& dir) {
+  if (!fs::exists(dir / "reports/target.txt")) return targets::xc7;
+  std::string name = read_all(dir / "reports/target.txt");
+  while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
+  return target_from_string(name);
+}
+}  // namespace detail
+
 MASE_COMPILED_INLINE synthesis_report read_synthesis_report(const fs::path& project) {
   const fs::path dir = fs::absolute(project);
   require(fs::exists(dir / "reports/utilization.txt"), "read_synthesis_report: {} has no reports/utilization.txt; run "
           "synthesize first", dir.string());
   synthesis_report r;
-  // A synthesis names its target in reports/target.txt; a report without one is xc7's.
-  std::string name = fs::exists(dir / "reports/target.txt") ? detail::read_all(dir / "reports/target.txt") : "xc7";
-  while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
-  const target& t = target_from_string(name);
+  const target& t = detail::synthesized_target(dir);
   r.target = std::string(t.name);
   r.stat = detail::read_all(dir / "reports/utilization.txt");
   std::istringstream lines(r.stat);
@@ -236,13 +243,14 @@ MASE_COMPILED_INLINE resource_use nextpnr_use(const nlohmann::json& report, cons
 MASE_COMPILED_INLINE place_and_route_report place_and_route(const fs::path& project, const target& t,
                                                             const place_and_route_options& options) {
   require(t.places_and_routes(), "place_and_route: the target {} has no open-source placement and routing; the "
-          "targets that have are ice40-up5k and ice40-hx8k", t.name);
+          "targets that have are {}", t.name, target_names(/*placing_and_routing_only=*/true));
   require(options.frequency_mhz > 0, "place_and_route: the frequency must be positive (got {} MHz)", options.frequency_mhz);
   detail::require_tool("nextpnr-ice40", "nextpnr-ice40");
   detail::require_tool("icepack", "fpga-icestorm");
   const fs::path dir = fs::absolute(project);
   require_project(dir, "verilog", "place_and_route");
-  require(fs::exists(dir / "reports/netlist.json") && read_synthesis_report(dir).target == t.name,
+  require(fs::exists(dir / "reports/netlist.json") && fs::exists(dir / "reports/utilization.txt") &&
+              detail::synthesized_target(dir) == t,
           "place_and_route: {} has no netlist synthesized for {}; run synthesize(project, target) first", dir.string(),
           t.name);
   std::error_code ec;
