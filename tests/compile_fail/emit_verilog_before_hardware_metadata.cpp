@@ -1,5 +1,7 @@
 // emit_verilog on a quantized graph that has no hardware metadata yet: the diagnostic names
 // add_hardware_metadata.
+// As a unit that links mase::mase (the default) sees the headers: declarations, not definitions.
+#define MASE_SEPARATE_COMPILATION
 #include <mase/pass/add_common_metadata.hpp>
 #include <mase/pass/init_metadata.hpp>
 #include <mase/pass/quantize.hpp>

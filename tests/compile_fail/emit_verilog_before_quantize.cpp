@@ -1,5 +1,7 @@
 // add_hardware_metadata and emit_verilog on a graph that was never quantized: the diagnostic
 // names quantize (the hardware components are fixed point).
+// As a unit that links mase::mase (the default) sees the headers: declarations, not definitions.
+#define MASE_SEPARATE_COMPILATION
 #include <mase/pass/add_common_metadata.hpp>
 #include <mase/pass/init_metadata.hpp>
 #include <mase/verilog.hpp>

@@ -1,4 +1,6 @@
 // The hardware flow in the right order compiles cleanly (with the warning flags of the others).
+// As a unit that links mase::mase (the default) sees the headers: declarations, not definitions.
+#define MASE_SEPARATE_COMPILATION
 #include <mase/pass/add_common_metadata.hpp>
 #include <mase/pass/init_metadata.hpp>
 #include <mase/pass/quantize.hpp>

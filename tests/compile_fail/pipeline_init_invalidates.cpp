@@ -1,5 +1,7 @@
 // init_metadata resets metadata, so a pass needing common metadata after it must not compile
 // even though add_common_metadata ran earlier.
+// As a unit that links mase::mase (the default) sees the headers: declarations, not definitions.
+#define MASE_SEPARATE_COMPILATION
 #include <mase/pass/add_common_metadata.hpp>
 #include <mase/pass/init_metadata.hpp>
 

@@ -1,5 +1,7 @@
 // verify needs nothing, but add_common_metadata still needs init_metadata before it, even when
 // other passes come in between.
+// As a unit that links mase::mase (the default) sees the headers: declarations, not definitions.
+#define MASE_SEPARATE_COMPILATION
 #include <mase/pass/add_common_metadata.hpp>
 #include <mase/pass/remove_nodes.hpp>
 #include <mase/pass/verify.hpp>
