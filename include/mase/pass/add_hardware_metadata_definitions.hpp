@@ -11,6 +11,7 @@
 #endif
 
 #include <mase/eval/mean_rule.hpp>
+#include <mase/verilog/components.hpp>
 
 #include <algorithm>
 #include <array>
@@ -77,22 +78,8 @@ std::string hardware_op_names(op_list<Ops...>, bool wired) {
 
 MASE_COMPILED_INLINE std::vector<std::string> hardware_dependence_files(std::string_view module) {
   std::vector<std::string> files{fmt::format("{}.sv", module)};
-  if (module == "mase_linear")
-    files.insert(files.end(), {"mase_row_buffer.sv", "mase_tile_accumulate.sv", "mase_rom.sv", "mase_cast.sv"});
-  else if (module == "mase_matmul")
-    files.insert(files.end(), {"mase_row_buffer.sv", "mase_tile_accumulate.sv", "mase_rom.sv", "mase_cast.sv"});
-  else if (module == "mase_conv2d")
-    files.insert(files.end(), {"mase_window_sweep.sv", "mase_pixel_sweep.sv", "mase_line_sweep.sv", "mase_sample_sweep.sv",
-                               "mase_ring_rows.sv", "mase_sweep_stage.sv",
-                               "mase_rom.sv", "mase_cast.sv"});
-  else if (module == "mase_pool2d")
-    files.insert(files.end(), {"mase_window_sweep.sv", "mase_pixel_sweep.sv", "mase_line_sweep.sv", "mase_sample_sweep.sv",
-                               "mase_ring_rows.sv", "mase_sweep_stage.sv",
-                               "mase_reciprocal_divide.sv", "mase_cast.sv"});
-  else if (module == "mase_mean") files.insert(files.end(), {"mase_reciprocal_divide.sv", "mase_cast.sv"});
-  else if (module == "mase_relu" || module == "mase_binary" || module == "mase_batch_norm" || module == "mase_layer_norm")
-    files.push_back("mase_cast.sv");
-  // mase_rescale, mase_softmax, mase_permute, mase_lut, …: themselves only.
+  if (const verilog::component* c = verilog::find_component(module))
+    for (std::string_view needed : c->needs) files.push_back(fmt::format("{}.sv", needed));
   return files;
 }
 
@@ -184,10 +171,7 @@ MASE_COMPILED_INLINE void check_channels_last_support(const graph& g, const node
                             "channels_last (mase emit-verilog without --channels-last)",
                             n.name, n.op_name(), why));
   };
-  // (mase_binary's constant and broadcast tables follow the stream order: emit_verilog)
-  if (module == "mase_conv2d" || module == "mase_pool2d" || module == "mase_batch_norm" || module == "mase_mean" ||
-      module == "mase_relu" || module == "mase_lut" || module == "mase_rescale" || module == "mase_binary")
-    return;
+  if (const verilog::component* c = verilog::find_component(module); c != nullptr && c->channels_last) return;
   if (const auto* join = n.op.get_if<op::cat>()) {
     const std::int64_t dim = join->dim < 0 ? join->dim + 4 : join->dim;
     if (dim != 1) refuse(fmt::format("joins along dimension {}, not the channels", join->dim));

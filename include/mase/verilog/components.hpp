@@ -36,6 +36,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,8 +51,8 @@ enum class first_output : std::uint8_t {
   after_a_sample,  // may need up to a whole input sample first: a window, a row, a bank, a skipped run
 };
 
-// One of mase's RTL modules: its name, its SystemVerilog text, and what the emitter must know of
-// its timing.
+// One of mase's RTL modules: its name, its SystemVerilog text, the modules it instantiates, and
+// what the planner and the emitter must know of its streams and timing.
 struct component {
   std::string_view module;
   std::string_view source;
@@ -62,6 +63,10 @@ struct component {
   // Exact by its formats alone: it only moves values (or the binary point), or its formats make
   // its arithmetic exact, so it needs no integer rule in the bit-exact evaluator.
   bool exact_by_formats = false;
+  // The modules its text instantiates, each a file of the RTL library beside its own.
+  std::span<const std::string_view> needs = {};
+  // It takes and gives rank-4 streams in channels-last order (its tables follow the stream order).
+  bool channels_last = false;
 };
 
 namespace component_timing {
@@ -69,43 +74,68 @@ inline constexpr first_output beat = first_output::after_one_beat;
 inline constexpr first_output sample = first_output::after_a_sample;
 }  // namespace component_timing
 
+namespace component_needs {
+inline constexpr std::array<std::string_view, 1> cast{"mase_cast"};
+inline constexpr std::array<std::string_view, 2> mean{"mase_reciprocal_divide", "mase_cast"};
+inline constexpr std::array<std::string_view, 4> tiles{"mase_row_buffer", "mase_tile_accumulate", "mase_rom", "mase_cast"};
+inline constexpr std::array<std::string_view, 8> conv{"mase_window_sweep", "mase_pixel_sweep", "mase_line_sweep",
+                                                      "mase_sample_sweep", "mase_ring_rows",   "mase_sweep_stage",
+                                                      "mase_rom",          "mase_cast"};
+inline constexpr std::array<std::string_view, 8> pool{"mase_window_sweep", "mase_pixel_sweep",       "mase_line_sweep",
+                                                      "mase_sample_sweep", "mase_ring_rows",         "mase_sweep_stage",
+                                                      "mase_reciprocal_divide", "mase_cast"};
+}  // namespace component_needs
+
 // mase's modules (an op's hardware facet names one; the emitter adds the internal ones).
 inline constexpr std::array component_library{
-    component{"mase_batch_norm", rtl::mase_batch_norm},
+    component{.module = "mase_batch_norm", .source = rtl::mase_batch_norm, .needs = component_needs::cast,
+              .channels_last = true},
     // A broadcast operand is banked whole before the first output.
-    component{"mase_binary", rtl::mase_binary, component_timing::sample},
-    component{"mase_cast", rtl::mase_cast},
-    component{"mase_cat", rtl::mase_cat, component_timing::sample, 0, true},  // all of input 0 first
+    component{.module = "mase_binary", .source = rtl::mase_binary, .timing = component_timing::sample,
+              .needs = component_needs::cast, .channels_last = true},
+    component{.module = "mase_cast", .source = rtl::mase_cast},
+    // All of input 0 first. Channels-last only along the channels (the planner checks the dimension).
+    component{.module = "mase_cat", .source = rtl::mase_cat, .timing = component_timing::sample,
+              .exact_by_formats = true},
     // The two-bank sample buffer; a line-buffered one (line_buffered) waits for rows and holds a
     // few (the emitter's timing_of).
-    component{"mase_conv2d", rtl::mase_conv2d, component_timing::sample, 2},
-    component{"mase_embedding", rtl::mase_embedding, component_timing::sample, 0, true},
-    component{"mase_fifo", rtl::mase_fifo},
-    component{"mase_lanes", rtl::mase_lanes},
-    component{"mase_layer_norm", rtl::mase_layer_norm, component_timing::sample},  // a row
-    component{"mase_linear", rtl::mase_linear, component_timing::sample},  // a row (two row banks)
-    component{"mase_line_sweep", rtl::mase_line_sweep},
-    component{"mase_lut", rtl::mase_lut},
-    component{"mase_matmul", rtl::mase_matmul, component_timing::sample},
-    component{"mase_mean", rtl::mase_mean, component_timing::sample},  // a run
-    component{"mase_permute", rtl::mase_permute, component_timing::sample, 2, true},  // a sample in each bank
-    component{"mase_pixel_sweep", rtl::mase_pixel_sweep},
+    component{.module = "mase_conv2d", .source = rtl::mase_conv2d, .timing = component_timing::sample,
+              .sample_banks = 2, .needs = component_needs::conv, .channels_last = true},
+    component{.module = "mase_embedding", .source = rtl::mase_embedding, .timing = component_timing::sample,
+              .exact_by_formats = true},
+    component{.module = "mase_fifo", .source = rtl::mase_fifo},
+    component{.module = "mase_lanes", .source = rtl::mase_lanes},
+    component{.module = "mase_layer_norm", .source = rtl::mase_layer_norm, .timing = component_timing::sample,  // a row
+              .needs = component_needs::cast},
+    component{.module = "mase_linear", .source = rtl::mase_linear, .timing = component_timing::sample,  // two row banks
+              .needs = component_needs::tiles},
+    component{.module = "mase_line_sweep", .source = rtl::mase_line_sweep},
+    component{.module = "mase_lut", .source = rtl::mase_lut, .channels_last = true},
+    component{.module = "mase_matmul", .source = rtl::mase_matmul, .timing = component_timing::sample,
+              .needs = component_needs::tiles},
+    component{.module = "mase_mean", .source = rtl::mase_mean, .timing = component_timing::sample,  // a run
+              .needs = component_needs::mean, .channels_last = true},
+    component{.module = "mase_permute", .source = rtl::mase_permute, .timing = component_timing::sample,
+              .sample_banks = 2, .exact_by_formats = true},  // a sample in each bank
+    component{.module = "mase_pixel_sweep", .source = rtl::mase_pixel_sweep},
     // As mase_conv2d. A max is exact by its formats; an average's division is the evaluator's mean
     // rule, which the emitter reads from the node's lowering (and so requires).
-    component{"mase_pool2d", rtl::mase_pool2d, component_timing::sample, 2, true},
-    component{"mase_reciprocal_divide", rtl::mase_reciprocal_divide},
-    component{"mase_relu", rtl::mase_relu},
-    component{"mase_rescale", rtl::mase_rescale, component_timing::beat, 0, true},
-    component{"mase_ring_rows", rtl::mase_ring_rows},
-    component{"mase_rom", rtl::mase_rom},
+    component{.module = "mase_pool2d", .source = rtl::mase_pool2d, .timing = component_timing::sample,
+              .sample_banks = 2, .exact_by_formats = true, .needs = component_needs::pool, .channels_last = true},
+    component{.module = "mase_reciprocal_divide", .source = rtl::mase_reciprocal_divide},
+    component{.module = "mase_relu", .source = rtl::mase_relu, .needs = component_needs::cast, .channels_last = true},
+    component{.module = "mase_rescale", .source = rtl::mase_rescale, .exact_by_formats = true, .channels_last = true},
+    component{.module = "mase_ring_rows", .source = rtl::mase_ring_rows},
+    component{.module = "mase_rom", .source = rtl::mase_rom},
     // Its first kept word may come after every word it drops.
-    component{"mase_slice", rtl::mase_slice, component_timing::sample, 0, true},
-    component{"mase_row_buffer", rtl::mase_row_buffer},
-    component{"mase_sample_sweep", rtl::mase_sample_sweep},
-    component{"mase_softmax", rtl::mase_softmax, component_timing::sample},  // a row
-    component{"mase_sweep_stage", rtl::mase_sweep_stage},
-    component{"mase_tile_accumulate", rtl::mase_tile_accumulate},
-    component{"mase_window_sweep", rtl::mase_window_sweep},
+    component{.module = "mase_slice", .source = rtl::mase_slice, .timing = component_timing::sample,
+              .exact_by_formats = true},
+    component{.module = "mase_row_buffer", .source = rtl::mase_row_buffer},
+    component{.module = "mase_sample_sweep", .source = rtl::mase_sample_sweep},
+    component{.module = "mase_softmax", .source = rtl::mase_softmax, .timing = component_timing::sample},  // a row
+    component{.module = "mase_sweep_stage", .source = rtl::mase_sweep_stage},
+    component{.module = "mase_tile_accumulate", .source = rtl::mase_tile_accumulate},
+    component{.module = "mase_window_sweep", .source = rtl::mase_window_sweep},
 };
 
 // mase's module called `module`, or nullptr.
