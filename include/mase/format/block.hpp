@@ -96,7 +96,7 @@ struct mxint_fmt {
   rounding round = rounding::half_even;
 
   constexpr bool operator==(const mxint_fmt&) const = default;
-  constexpr int scale_bias() const noexcept { return (1 << (exp_bits - 1)) - 1; }
+  constexpr int scale_bias() const noexcept { return ieee_exponent_bias(exp_bits); }
   constexpr int scale_emin() const noexcept { return -scale_bias(); }
   constexpr int scale_emax() const noexcept { return scale_bias(); }
 };

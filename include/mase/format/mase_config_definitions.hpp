@@ -25,12 +25,6 @@ namespace mase {
 
 namespace detail {
 
-// IEEE's bias, 2^(e-1) - 1, for the exponent widths a format can take; 0 for the others, which
-// the format's own check then names (a shift by them would be undefined).
-inline int default_exponent_bias(int exp_bits) noexcept {
-  return exp_bits >= 1 && exp_bits <= 30 ? (1 << (exp_bits - 1)) - 1 : 0;
-}
-
 class mase_config_reader {
 public:
   mase_config_reader(const quant_config& config, std::string_view operand, std::string_view name)
@@ -132,7 +126,7 @@ MASE_COMPILED_INLINE format format_from_mase_config(const quant_config& config, 
   if (name == "minifloat_ieee" || name == "minifloat_denorm") {
     const int width = r.integer("width");
     const int exp_bits = r.integer("exponent_width");
-    const int bias = r.optional_integer("exponent_bias").value_or(detail::default_exponent_bias(exp_bits));
+    const int bias = r.optional_integer("exponent_bias").value_or(ieee_exponent_bias(exp_bits));
     return minifloat_fmt{.exp_bits = exp_bits, .man_bits = width - 1 - exp_bits, .bias = bias};
   }
   if (name == "log") {
@@ -145,7 +139,7 @@ MASE_COMPILED_INLINE format format_from_mase_config(const quant_config& config, 
     const int exp_bits = r.integer("exponent_width");
     return block_fp_fmt{.width = r.integer("width"),
                         .exp_bits = exp_bits,
-                        .bias = r.optional_integer("exponent_bias").value_or(detail::default_exponent_bias(exp_bits)),
+                        .bias = r.optional_integer("exponent_bias").value_or(ieee_exponent_bias(exp_bits)),
                         .block = r.block("block_size", !weight_like)};
   }
   if (name == "block_minifloat") {

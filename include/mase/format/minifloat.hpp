@@ -17,6 +17,12 @@ enum class special_values : std::uint8_t {
   finite,    // every code is a number (OCP e3m2, e2m3, e2m1; MASE's minifloat_ieee)
 };
 
+// IEEE 754's exponent bias, 2^(e-1) - 1: MASE's default for minifloats and block exponents. 0 for
+// widths outside 1..30, which the format's own check then names (the shift would be undefined).
+constexpr int ieee_exponent_bias(int exp_bits) noexcept {
+  return exp_bits >= 1 && exp_bits <= 30 ? (1 << (exp_bits - 1)) - 1 : 0;
+}
+
 struct minifloat_fmt {
   int exp_bits = 4;
   int man_bits = 3;

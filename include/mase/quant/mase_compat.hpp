@@ -23,6 +23,7 @@
 // Arguments that MASE rejects, or that make its result undefined, throw mase::error.
 
 #include <mase/core/error.hpp>
+#include <mase/format/minifloat.hpp>
 #include <mase/format/rounding.hpp>
 #include <mase/quant/blocking.hpp>
 
@@ -147,9 +148,6 @@ inline void check_width(std::string_view quantizer, std::string_view argument, i
                                           std::to_string(value) + " is out of range; use " + std::to_string(lo) + ".." +
                                           std::to_string(hi));
 }
-
-// Exponent bias as MASE defaults it: 2^(E-1) - 1.
-inline int default_bias(int exponent_width) { return (1 << (exponent_width - 1)) - 1; }
 
 // ---- element-level cores (one float32 element, MASE's op order) ----
 
@@ -332,7 +330,7 @@ inline void minifloat_denorm_quantizer(std::span<const float> x, std::span<float
   detail::check_sizes("minifloat_denorm_quantizer", x.size(), y.size());
   detail::check_minifloat("minifloat_denorm_quantizer", width, exponent_width);
   const int mantissa_bits = width - exponent_width - 1;
-  const int bias = exponent_bias.value_or(detail::default_bias(exponent_width));
+  const int bias = exponent_bias.value_or(ieee_exponent_bias(exponent_width));
   const detail::minifloat_denorm_params params{
       static_cast<float>(-bias), static_cast<float>((1 << exponent_width) - 1 - bias), std::ldexp(1.0f, mantissa_bits),
       static_cast<float>((1 << mantissa_bits) - 1)};
@@ -346,7 +344,7 @@ inline void minifloat_ieee_quantizer(std::span<const float> x, std::span<float> 
   detail::check_sizes("minifloat_ieee_quantizer", x.size(), y.size());
   detail::check_minifloat("minifloat_ieee_quantizer", width, exponent_width);
   const int mantissa_bits = width - exponent_width - 1;
-  const int bias = exponent_bias.value_or(detail::default_bias(exponent_width));
+  const int bias = exponent_bias.value_or(ieee_exponent_bias(exponent_width));
   const detail::minifloat_ieee_params params{
       static_cast<float>(bias), static_cast<float>(-bias), static_cast<float>((1 << exponent_width) - 1 - bias),
       std::ldexp(1.0f, mantissa_bits), static_cast<float>((1 << mantissa_bits) - 1)};
@@ -378,7 +376,7 @@ inline void log_quantizer(std::span<const float> x, std::span<float> y, int widt
   detail::check_sizes("log_quantizer", x.size(), y.size());
   detail::check_width("log_quantizer", "width", width, 2, 9);
   const int exponent_bits = width - 1;
-  const int bias = exponent_bias.value_or(detail::default_bias(exponent_bits));
+  const int bias = exponent_bias.value_or(ieee_exponent_bias(exponent_bits));
   const int exponent_min = -bias;
   const int exponent_max = (1 << exponent_bits) - 1 - bias;
   // Python computes 2**emin * 0.1 in double; torch rounds it to float32 when adding.
@@ -431,7 +429,7 @@ inline void block_fp_quantizer(std::span<const float> x, shape_view shape, std::
   detail::check_width(name, "width", width, 1, 24);
   detail::check_width(name, "exponent_width", exponent_width, 1, 8);
   const int mantissa_bits = width - 1;
-  const int bias = exponent_bias.value_or(detail::default_bias(exponent_width));
+  const int bias = exponent_bias.value_or(ieee_exponent_bias(exponent_width));
   const float exponent_max = static_cast<float>((1 << exponent_width) - 1 - bias);
   const float exponent_min = static_cast<float>(-bias);
   const float mantissa_max = static_cast<float>((1 << mantissa_bits) - 1);
