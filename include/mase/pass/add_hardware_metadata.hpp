@@ -39,6 +39,7 @@
 #include <mase/ir/op/shape_rules.hpp>
 #include <mase/pass/pipeline.hpp>
 #include <mase/pass/quantize.hpp>
+#include <mase/verilog/component.hpp>
 
 #include <algorithm>
 #include <array>
@@ -86,14 +87,6 @@ MASE_COMPILED_INLINE bool is_implicit_in_hardware(const node& n);
 MASE_COMPILED_INLINE std::vector<std::string> hardware_dependence_files(std::string_view module);
 
 // The largest divisor of size that is at most limit (at least 1).
-// A conv or pool whose output channels' windows each read only their own input channel (groups =
-// channels = output channels: every pool, depthwise convolutions): mase_window_sweep keeps a ring
-// of rows of one channel for it (mase_line_sweep) rather than two samples, so its input beats
-// hold whole rows (its lanes divide the row).
-constexpr bool windows_read_one_channel(std::int64_t channels, std::int64_t groups, std::int64_t out_channels) noexcept {
-  return groups == channels && out_channels == channels;
-}
-
 constexpr std::int64_t largest_divisor_at_most(std::int64_t size, std::int64_t limit) noexcept {
   for (std::int64_t d = std::min(size, limit); d > 1; --d)
     if (size % d == 0) return d;

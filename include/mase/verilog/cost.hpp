@@ -15,7 +15,7 @@
 #include <mase/core/compiled.hpp>
 #include <mase/core/error.hpp>
 #include <mase/ir/graph.hpp>
-#include <mase/pass/add_hardware_metadata.hpp>
+#include <mase/verilog/component.hpp>
 
 #include <algorithm>
 #include <array>

@@ -1,0 +1,51 @@
+#pragma once
+// mase_batch_norm's descriptor: its SystemVerilog text (rtl/mase_batch_norm.hpp), its timing, the modules it
+// needs, and its cost (verilog/component.hpp).
+
+#include <mase/pass/add_hardware_metadata.hpp>
+#include <mase/verilog/component.hpp>
+#include <mase/verilog/cost.hpp>
+#include <mase/verilog/rtl/mase_batch_norm.hpp>
+#include <mase/eval/mean_rule.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <string_view>
+
+namespace mase::verilog {
+
+namespace detail {
+
+inline void cost_of_mase_batch_norm(const cost_context& ctx, component_cost& c) {
+  using mase::detail::hardware_format;
+  const node& n = ctx.n;
+  const auto p = [&](std::string_view key) { return param_int(n, key); };
+  const fixed_fmt x = ctx.x, out = ctx.out;
+  const std::int64_t in_lanes = ctx.in_lanes, stream_cycles = ctx.stream_cycles;
+  const fixed_fmt w = hardware_format(n, "weight"), b = hardware_format(n, "bias");
+  const int acc = eval::linear_accumulator_width(x, w, 1, b);
+  const std::int64_t channels = p("DATA_IN_0_TENSOR_SIZE_DIM_2");
+  c.cycles_per_sample = stream_cycles;
+  c.multipliers.push_back({in_lanes, x.width, w.width});
+  const std::int64_t per_word = entries_per_rom_word(n);
+  c.memories.push_back({"scale", per_word * w.width, channels / per_word, 1, true});
+  c.memories.push_back({"shift", per_word * acc, channels / per_word, 1, true});
+  c.register_bits = in_lanes * out.width + w.width + acc;
+  c.adder_bits = in_lanes * acc;
+  c.select_bits = in_lanes * out.width;
+}
+
+}  // namespace detail
+
+namespace components {
+
+inline constexpr component mase_batch_norm{
+    .module = "mase_batch_norm",
+    .source = rtl::mase_batch_norm,
+    .needs = component_needs::cast,
+    .channels_last = true,
+    .cost = detail::cost_of_mase_batch_norm};
+
+}  // namespace components
+
+}  // namespace mase::verilog

@@ -1,0 +1,56 @@
+#pragma once
+// mase_linear's descriptor: its SystemVerilog text (rtl/mase_linear.hpp), its timing, the modules it
+// needs, and its cost (verilog/component.hpp).
+
+#include <mase/pass/add_hardware_metadata.hpp>
+#include <mase/verilog/component.hpp>
+#include <mase/verilog/cost.hpp>
+#include <mase/verilog/rtl/mase_linear.hpp>
+#include <mase/eval/mean_rule.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <string_view>
+
+namespace mase::verilog {
+
+namespace detail {
+
+inline void cost_of_mase_linear(const cost_context& ctx, component_cost& c) {
+  using mase::detail::hardware_format;
+  const node& n = ctx.n;
+  const auto p = [&](std::string_view key) { return param_int(n, key); };
+  const fixed_fmt x = ctx.x, out = ctx.out;
+  const std::int64_t in_elements = ctx.in_elements;
+  const fixed_fmt w = hardware_format(n, "weight");
+  const bool has_bias = p("HAS_BIAS") != 0;
+  const std::int64_t k = p("DATA_IN_0_TENSOR_SIZE_DIM_0"), outputs = p("DATA_OUT_0_TENSOR_SIZE_DIM_0");
+  const std::int64_t p0 = p("WEIGHT_PARALLELISM_DIM_0"), p1 = p("WEIGHT_PARALLELISM_DIM_1");
+  const int acc = eval::linear_accumulator_width(
+      x, w, k, has_bias ? std::optional<fixed_fmt>(hardware_format(n, "bias")) : std::nullopt);
+  const std::int64_t chunks = k / p0, groups = outputs / p1, rows = in_elements / k;
+  c.cycles_per_sample = rows * chunks * groups;
+  c.multipliers.push_back({p0 * p1, x.width, w.width});
+  c.memories.push_back({"weight", p0 * p1 * w.width, chunks * groups, 1, true});
+  if (has_bias) c.memories.push_back({"bias", p1 * acc, groups, 1, true});
+  c.memories.push_back({"row buffer", p0 * x.width, std::int64_t{2} << bits_for(chunks), 1, false});
+  c.register_bits = p1 * (acc + out.width) + p0 * x.width;
+  c.adder_bits = p1 * p0 * acc;
+  c.select_bits = p1 * out.width;
+}
+
+}  // namespace detail
+
+namespace components {
+
+// Waits for a row, in two row banks.
+inline constexpr component mase_linear{
+    .module = "mase_linear",
+    .source = rtl::mase_linear,
+    .timing = component_timing::sample,
+    .needs = component_needs::tiles,
+    .cost = detail::cost_of_mase_linear};
+
+}  // namespace components
+
+}  // namespace mase::verilog

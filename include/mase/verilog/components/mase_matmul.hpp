@@ -1,0 +1,54 @@
+#pragma once
+// mase_matmul's descriptor: its SystemVerilog text (rtl/mase_matmul.hpp), its timing, the modules it
+// needs, and its cost (verilog/component.hpp).
+
+#include <mase/pass/add_hardware_metadata.hpp>
+#include <mase/verilog/component.hpp>
+#include <mase/verilog/cost.hpp>
+#include <mase/verilog/rtl/mase_matmul.hpp>
+#include <mase/eval/mean_rule.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <string_view>
+
+namespace mase::verilog {
+
+namespace detail {
+
+inline void cost_of_mase_matmul(const cost_context& ctx, component_cost& c) {
+  using mase::detail::hardware_format;
+  const node& n = ctx.n;
+  const auto p = [&](std::string_view key) { return param_int(n, key); };
+  const fixed_fmt x = ctx.x, out = ctx.out;
+  const std::int64_t in_elements = ctx.in_elements, in_lanes = ctx.in_lanes, out_lanes = ctx.out_lanes;
+  const fixed_fmt y = hardware_format(n, "data_in_1");
+  const std::int64_t k = p("DATA_IN_0_TENSOR_SIZE_DIM_0"), m = p("DATA_IN_0_TENSOR_SIZE_DIM_1");
+  const std::int64_t cols = p("DATA_IN_1_TENSOR_SIZE_DIM_0");
+  const std::int64_t lanes_b = p("DATA_IN_1_PARALLELISM_DIM_0");
+  const int acc = eval::dot_product_accumulator_width(x, y, k, false);
+  const std::int64_t pairs = in_elements / (m * k);
+  c.cycles_per_sample = pairs * std::max(m * (k / in_lanes) * (cols / out_lanes), k * cols / lanes_b);
+  c.multipliers.push_back({in_lanes * out_lanes, x.width, y.width});
+  c.memories.push_back({"row buffer", in_lanes * x.width, std::int64_t{2} << bits_for(k / in_lanes), 1, false});
+  // B's two banks: one memory per row residue (k mod in_lanes), a word of out_lanes columns.
+  c.memories.push_back({"B banks", out_lanes * y.width, 2 * k * cols / (in_lanes * out_lanes), in_lanes, false});
+  c.register_bits = in_lanes * out_lanes * y.width + out_lanes * (acc + out.width) + in_lanes * x.width;
+  c.adder_bits = out_lanes * in_lanes * acc;
+  c.select_bits = out_lanes * out.width;
+}
+
+}  // namespace detail
+
+namespace components {
+
+inline constexpr component mase_matmul{
+    .module = "mase_matmul",
+    .source = rtl::mase_matmul,
+    .timing = component_timing::sample,
+    .needs = component_needs::tiles,
+    .cost = detail::cost_of_mase_matmul};
+
+}  // namespace components
+
+}  // namespace mase::verilog
