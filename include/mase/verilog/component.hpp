@@ -6,10 +6,17 @@
 #include <mase/format/fixed.hpp>
 #include <mase/ir/graph.hpp>
 
+#include <mase/core/error.hpp>
+#include <mase/core/ordered_map.hpp>
+#include <mase/core/tensor.hpp>
+
 #include <array>
 #include <cstdint>
+#include <map>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace mase {
 
@@ -22,6 +29,10 @@ constexpr bool windows_read_one_channel(std::int64_t channels, std::int64_t grou
 }
 
 }  // namespace mase
+
+namespace mase::eval {
+struct fixed_lowering;  // eval/lowering.hpp
+}  // namespace mase::eval
 
 namespace mase::verilog {
 
@@ -43,6 +54,51 @@ struct cost_context {
   std::int64_t stream_cycles = 0;                             // beats of data_in_0 per sample
 };
 
+// What planning one instance of a component reads: its node and graph, and the bit-exact
+// evaluator's run of the node, from which its ROMs and derived parameters are rendered (never
+// derived again).
+struct plan_context {
+  const node& n;
+  const graph& g;
+  std::int64_t batch = 1;                               // as in cost_context
+  const eval::fixed_lowering* lowering = nullptr;       // the evaluator's, where the node has one
+  const ordered_map<tensor>* quantized_parameters = nullptr;  // the node's, as the evaluator holds them
+  std::span<const tensor* const> constant_operands{};   // per input: a constant operand as the kernel reads it
+  const eval::fixed_lowering& lowering_of() const {
+    require(lowering != nullptr, "emit_verilog: node {} ({}) has no fixed-point lowering for its formats", n.name,
+            n.op_name());
+    return *lowering;
+  }
+  const tensor& constant_operand(std::size_t input) const {
+    require(input < constant_operands.size() && constant_operands[input] != nullptr,
+            "emit_verilog: node {} ({}): input {} is no constant operand", n.name, n.op_name(), input);
+    return *constant_operands[input];
+  }
+};
+
+// A ROM of an instance: rtl/<node>_<role>.hex, `lanes_per_word` codes of `width` bits a word,
+// which the module reads through its parameter <ROLE>_MEMFILE.
+struct rom_image {
+  std::string role;
+  std::vector<std::int64_t> codes;
+  std::int64_t lanes_per_word = 1;
+  int width = 1;
+};
+
+// What an instance adds to its node's metadata: the parameters the emitter derives (by name,
+// Verilog expressions), its ROMs, and its work for the emitter's report (emit_info).
+struct instance_plan {
+  std::map<std::string, std::string> parameters;
+  std::vector<rom_image> roms;
+  std::int64_t multipliers = 0;      // parallel multipliers it instantiates
+  bool dot_product = false;          // a dot-product component (emit_info::dot_product_layers)
+  std::int64_t macs_per_sample = 0;  // a dot product's multiply-accumulates per sample
+  void parameter(const std::string& name, std::int64_t value) { parameters[name] = std::to_string(value); }
+  void rom(std::string role, std::vector<std::int64_t> codes, std::int64_t lanes_per_word, int width) {
+    roms.push_back({std::move(role), std::move(codes), lanes_per_word, width});
+  }
+};
+
 // One of mase's RTL modules: its name, its SystemVerilog text, the modules it instantiates, and
 // what the planner and the emitter must know of its streams and timing.
 struct component {
@@ -62,6 +118,8 @@ struct component {
   // Its structure for the cost model (verilog/cost.hpp); none: a module the model does not know,
   // costed as its input stream's pace and nothing else.
   void (*cost)(const cost_context&, component_cost&) = nullptr;
+  // What one instance needs beyond its node's metadata parameters; none: nothing.
+  void (*plan)(const plan_context&, instance_plan&) = nullptr;
 };
 
 namespace component_timing {

@@ -12,9 +12,11 @@
 #include <mase/verilog/cost.hpp>
 #include <mase/verilog/emit.hpp>
 #include <mase/verilog/hex.hpp>
+#include <mase/verilog/layout.hpp>
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <chrono>
 #include <cstdint>
 #include <fstream>
@@ -84,136 +86,6 @@ inline std::string rom_file(std::span<const std::int64_t> codes, std::int64_t la
   for (std::size_t at = 0; at < codes.size(); at += static_cast<std::size_t>(lanes_per_word))
     append_hex_word(text, codes.subspan(at, static_cast<std::size_t>(lanes_per_word)), width);
   return text;
-}
-
-// The linear weight ROM: address g·CHUNKS + k holds the P1×P0 tile W[g·P1 + r][k·P0 + c] at lane r·P0 + c.
-inline std::vector<std::int64_t> linear_weight_order(std::span<const std::int64_t> w, std::int64_t out, std::int64_t in,
-                                                     std::int64_t p0, std::int64_t p1) {
-  std::vector<std::int64_t> ordered;
-  ordered.reserve(w.size());
-  for (std::int64_t g = 0; g < out / p1; ++g)
-    for (std::int64_t k = 0; k < in / p0; ++k)
-      for (std::int64_t r = 0; r < p1; ++r)
-        for (std::int64_t c = 0; c < p0; ++c) ordered.push_back(w[static_cast<std::size_t>((g * p1 + r) * in + k * p0 + c)]);
-  return ordered;
-}
-
-// A channels-last conv's weight ROM (mase_pixel_sweep): word b*T + t holds output channels
-// b*lanes .. b*lanes + lanes - 1 (lane 0 lowest) at tap t = (ky*KX + kx)*CG + ci, from PyTorch's
-// [CO][CG][KY][KX] layout.
-inline std::vector<std::int64_t> channels_last_weight_order(std::span<const std::int64_t> w, std::int64_t out_channels,
-                                                            std::int64_t group_channels, std::int64_t kernel_y,
-                                                            std::int64_t kernel_x, std::int64_t lanes) {
-  std::vector<std::int64_t> ordered;
-  ordered.reserve(w.size());
-  for (std::int64_t b = 0; b < out_channels / lanes; ++b)
-    for (std::int64_t ky = 0; ky < kernel_y; ++ky)
-      for (std::int64_t kx = 0; kx < kernel_x; ++kx)
-        for (std::int64_t ci = 0; ci < group_channels; ++ci)
-          for (std::int64_t l = 0; l < lanes; ++l)
-            ordered.push_back(w[static_cast<std::size_t>((((b * lanes + l) * group_channels + ci) * kernel_y + ky) * kernel_x + kx)]);
-  return ordered;
-}
-
-// Each sample of [N, C, H, W] values in channels-last order (pixel by pixel, C channels each).
-template <class T>
-std::vector<T> to_channels_last(std::span<const T> values, std::int64_t channels, std::int64_t rows, std::int64_t cols) {
-  std::vector<T> ordered;
-  ordered.reserve(values.size());
-  const std::int64_t plane = rows * cols, sample = channels * plane;
-  for (std::int64_t base = 0; base + sample <= static_cast<std::int64_t>(values.size()); base += sample)
-    for (std::int64_t pixel = 0; pixel < plane; ++pixel)
-      for (std::int64_t c = 0; c < channels; ++c) ordered.push_back(values[static_cast<std::size_t>(base + c * plane + pixel)]);
-  return ordered;
-}
-
-// A read order within a sample: for each element of one sample of `result` (its dimensions after
-// the batch, row-major), the source position Σ index[a]·stride[a] (stride per result dimension).
-inline std::vector<std::int64_t> strided_order(const shape& result, const std::vector<std::int64_t>& stride) {
-  const int rank = result.size();
-  std::int64_t elements = 1;
-  for (int a = 1; a < rank; ++a) elements *= result[a];
-  std::vector<std::int64_t> order(static_cast<std::size_t>(elements));
-  std::vector<std::int64_t> index(static_cast<std::size_t>(rank), 0);
-  for (std::int64_t& source : order) {
-    source = 0;
-    for (int a = 1; a < rank; ++a) source += index[static_cast<std::size_t>(a)] * stride[static_cast<std::size_t>(a)];
-    for (int a = rank - 1; a >= 1; --a) {
-      if (++index[static_cast<std::size_t>(a)] < result[a]) break;
-      index[static_cast<std::size_t>(a)] = 0;
-    }
-  }
-  return order;
-}
-
-// A permute's read order within a sample: entry j is the arrival position (row-major over the
-// input's dimensions after the batch) of the j-th element of the output, in its row-major order.
-inline std::vector<std::int64_t> permute_order(const shape& in, const dims& permutation) {
-  const int rank = in.size();
-  std::vector<std::int64_t> in_stride(static_cast<std::size_t>(rank), 1);
-  for (int d = rank - 2; d >= 0; --d) in_stride[static_cast<std::size_t>(d)] = in_stride[static_cast<std::size_t>(d + 1)] * in[d + 1];
-  shape out;
-  std::vector<std::int64_t> stride(static_cast<std::size_t>(rank));
-  for (int a = 0; a < rank; ++a) {
-    const std::int64_t d = permutation[static_cast<std::size_t>(a)];
-    const int source = static_cast<int>(d < 0 ? d + rank : d);
-    out.push_back(in[source]);
-    stride[static_cast<std::size_t>(a)] = in_stride[static_cast<std::size_t>(source)];
-  }
-  return strided_order(out, stride);
-}
-
-// A gather's read order within a sample (index_select by constant indices, or a slice, along a
-// dimension d after the batch): entry j is the arrival position of the j-th element of the output,
-// which takes the positions `rows` of dimension d.
-inline std::vector<std::int64_t> gather_order(const shape& in, std::int64_t d, const std::vector<std::int64_t>& rows) {
-  std::int64_t outer = 1, inner = 1;
-  for (std::int64_t a = 1; a < d; ++a) outer *= in[a];
-  for (std::int64_t a = d + 1; a < static_cast<std::int64_t>(in.size()); ++a) inner *= in[a];
-  std::vector<std::int64_t> order;
-  order.reserve(static_cast<std::size_t>(outer * inner) * rows.size());
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t row : rows)
-      for (std::int64_t i = 0; i < inner; ++i) order.push_back((o * in[d] + row) * inner + i);
-  return order;
-}
-
-// The rows an index_select's constant indices name along dimension d of `in`. Negative indices
-// count from the end, as in the evaluator.
-inline std::vector<std::int64_t> selected_rows(const node& n, const shape& in, std::int64_t d, const tensor& indices) {
-  std::vector<std::int64_t> rows;
-  for (float v : indices.values()) {
-    const auto row = static_cast<std::int64_t>(v) + (v < 0 ? in[d] : 0);
-    require(static_cast<float>(static_cast<std::int64_t>(v)) == v && row >= 0 && row < in[d],
-            "emit_verilog: node {} (index_select): index {} is not a position of dimension {} (size {})", n.name, v,
-            d, in[d]);
-    rows.push_back(row);
-  }
-  return rows;
-}
-
-// The rows a slice keeps along dimension d of `in` (its result has `count` of them).
-inline std::vector<std::int64_t> sliced_rows(const op::slice& cut, const shape& in, std::int64_t d, std::int64_t count) {
-  const std::int64_t first = cut.first_index(in[d]);
-  std::vector<std::int64_t> rows;
-  for (std::int64_t i = 0; i < count; ++i) rows.push_back(first + i * cut.step);
-  return rows;
-}
-
-// Broadcasting within a sample: entry j is the position, within one sample of `operand` (PyTorch's
-// broadcasting: right-aligned, size-1 dimensions repeated), of the value the j-th element of a
-// sample of `result` reads. A dimension of operand aligned with result's batch is left out (a
-// stream's batch, or a constant's 1).
-inline std::vector<std::int64_t> broadcast_order(const shape& result, const shape& operand) {
-  const int rank = result.size(), offset = rank - operand.size();
-  std::vector<std::int64_t> stride(static_cast<std::size_t>(rank), 0);  // 0 along a repeated dimension
-  std::int64_t step = 1;
-  for (int a = rank - 1; a >= 1 && a - offset >= 0; --a) {
-    const std::int64_t size = operand[a - offset];
-    if (size != 1) stride[static_cast<std::size_t>(a)] = step;
-    step *= size;
-  }
-  return strided_order(result, stride);
 }
 
 // A component's timing for FIFO sizing; a user's module may need a whole sample and banks none. A
@@ -382,26 +254,6 @@ private:
     return inputs;
   }
 
-  // The lowering the bit-exact evaluator runs for a component (its ROMs and derived parameters
-  // are rendered from it, never derived again here).
-  // mase_reciprocal_divide's parameters for a mean rule (mase_mean, mase_pool2d's average).
-  static void add_divide_parameters(std::map<std::string, std::string>& extra, const eval::mean_rule& rule) {
-    extra["NUMERATOR_SHIFT"] = fmt::format("{}", rule.numerator_shift);
-    extra["NUMERATOR_WIDTH"] = fmt::format("{}", rule.numerator_width());
-    extra["MULTIPLIER_WIDTH"] = fmt::format("{}", rule.multiplier_width());
-    extra["SHIFT"] = fmt::format("{}", rule.shift);
-    extra["OFFSET"] = fmt::format("64'd{}", rule.offset);
-    extra["OFFSET_QUOTIENT"] = fmt::format("64'd{}", rule.offset_quotient);
-    extra["MULTIPLIER"] = fmt::format("64'd{}", rule.multiplier);
-  }
-
-  const eval::fixed_lowering& lowering_of(const node& n) const {
-    const eval::fixed_lowering* l = reference_->lowering(g_.id(n.name));
-    require(l != nullptr, "emit_verilog: node {} ({}) has no fixed-point lowering for its formats", n.name,
-            n.op_name());
-    return *l;
-  }
-
   void check_bit_exact_and_record() {
     evaluator& ev = reference_.emplace(g_, eval_mode::bit_exact);
     for (node_id id : components_) {
@@ -533,183 +385,31 @@ private:
     const std::string& module = *n.meta.hardware.module;
     modules.insert(module);
     for (const std::string& f : n.meta.hardware.dependence_files) modules.insert(f.substr(0, f.size() - 3));
-    std::map<std::string, std::string> extra;  // parameters the emitter computes
-    if (module == "mase_linear") {
-      const eval::fixed_lowering& l = lowering_of(n);
-      const auto* lin = n.op.get_if<op::linear>();
-      const std::int64_t p0 = param_int(n, "WEIGHT_PARALLELISM_DIM_0"), p1 = param_int(n, "WEIGHT_PARALLELISM_DIM_1");
-      extra["ACCUMULATOR_WIDTH"] = fmt::format("{}", l.accumulator_width);
-      const std::vector<std::int64_t> ordered =
-          linear_weight_order(l.weight_codes, lin->out_features, lin->in_features, p0, p1);
-      write_text(dir / "rtl" / (n.name + "_weight.hex"), rom_file(ordered, p0 * p1, l.weight->width));
-      extra["WEIGHT_MEMFILE"] = fmt::format("\"rtl/{}_weight.hex\"", n.name);
-      if (l.bias) {
-        write_text(dir / "rtl" / (n.name + "_bias.hex"), rom_file(l.aligned_bias, p1, l.accumulator_width));
-        extra["BIAS_MEMFILE"] = fmt::format("\"rtl/{}_bias.hex\"", n.name);
-      }
-      info_.linear_layers.push_back({.node = n.name, .macs_per_sample = lin->in_features * lin->out_features *
-                                                                         (per_sample(entry_meta(n, "data_in_0")->shape) / lin->in_features),
-                                     .multipliers = p0 * p1});
-      info_.dot_product_layers.push_back(info_.linear_layers.back());
-      info_.multipliers += p0 * p1;
-    } else if (module == "mase_conv2d") {
-      const eval::fixed_lowering& l = lowering_of(n);
-      extra["ACCUMULATOR_WIDTH"] = fmt::format("{}", l.accumulator_width);
-      const std::int64_t lanes = param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
-      const bool lanes_over_channels = n.meta.hardware.channels_last;
-      const std::int64_t per_word = entries_per_rom_word(n);
-      const std::int64_t out_channels = param_int(n, "DATA_OUT_0_TENSOR_SIZE_DIM_2");
-      const std::vector<std::int64_t> weights =
-          lanes_over_channels ? channels_last_weight_order(l.weight_codes, out_channels,
-                                                           param_int(n, "DATA_IN_0_TENSOR_SIZE_DIM_2") / param_int(n, "GROUPS"),
-                                                           param_int(n, "KERNEL_Y"), param_int(n, "KERNEL_X"), lanes)
-                              : l.weight_codes;
-      write_text(dir / "rtl" / (n.name + "_weight.hex"), rom_file(weights, per_word, l.weight->width));
-      extra["WEIGHT_MEMFILE"] = fmt::format("\"rtl/{}_weight.hex\"", n.name);
-      if (l.bias) {
-        write_text(dir / "rtl" / (n.name + "_bias.hex"), rom_file(l.aligned_bias, per_word, l.accumulator_width));
-        extra["BIAS_MEMFILE"] = fmt::format("\"rtl/{}_bias.hex\"", n.name);
-      }
-      const std::int64_t taps = param_int(n, "DATA_IN_0_TENSOR_SIZE_DIM_2") / param_int(n, "GROUPS") *
-                                param_int(n, "KERNEL_X") * param_int(n, "KERNEL_Y");
-      info_.dot_product_layers.push_back(
-          {.node = n.name, .macs_per_sample = per_sample(entry_meta(n, "data_out_0")->shape) * taps, .multipliers = lanes});
-      info_.multipliers += lanes;
-    } else if (module == "mase_matmul") {
-      extra["ACCUMULATOR_WIDTH"] = fmt::format("{}", lowering_of(n).accumulator_width);
-      const std::int64_t multipliers = param_int(n, "DATA_IN_0_PARALLELISM_DIM_0") * param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
-      info_.dot_product_layers.push_back({.node = n.name,
-                                          .macs_per_sample = per_sample(entry_meta(n, "data_out_0")->shape) *
-                                                             param_int(n, "DATA_IN_0_TENSOR_SIZE_DIM_0"),
-                                          .multipliers = multipliers});
-      info_.multipliers += multipliers;
-    } else if (module == "mase_batch_norm") {
-      const eval::fixed_lowering& l = lowering_of(n);
-      extra["ACCUMULATOR_WIDTH"] = fmt::format("{}", l.accumulator_width);
-      const std::int64_t per_word = entries_per_rom_word(n);
-      write_text(dir / "rtl" / (n.name + "_scale.hex"), rom_file(l.weight_codes, per_word, l.weight->width));
-      write_text(dir / "rtl" / (n.name + "_shift.hex"), rom_file(l.aligned_bias, per_word, l.accumulator_width));
-      extra["SCALE_MEMFILE"] = fmt::format("\"rtl/{}_scale.hex\"", n.name);
-      extra["SHIFT_MEMFILE"] = fmt::format("\"rtl/{}_shift.hex\"", n.name);
-      info_.multipliers += param_int(n, "DATA_IN_0_PARALLELISM_DIM_0");
-    } else if (module == "mase_lut") {
-      const eval::fixed_lowering& l = lowering_of(n);
-      write_text(dir / "rtl" / (n.name + "_lut.hex"), rom_file(l.table, 1, l.output.width));
-      extra["LUT_MEMFILE"] = fmt::format("\"rtl/{}_lut.hex\"", n.name);
-    } else if (module == "mase_softmax") {
-      const eval::softmax_rule& rule = *lowering_of(n).softmax_rows;
-      write_text(dir / "rtl" / (n.name + "_exp.hex"), rom_file(rule.exp_table, 1, rule.exp_frac + 1));
-      extra["EXP_FRAC"] = fmt::format("{}", rule.exp_frac);
-      extra["EXP_TABLE_SIZE"] = fmt::format("{}", rule.exp_table.size());
-      extra["EXP_MEMFILE"] = fmt::format("\"rtl/{}_exp.hex\"", n.name);
-    } else if (module == "mase_permute") {
-      const std::int64_t lanes = param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
-      const shape& tensor_in = entry_meta(n, "data_in_0")->shape;
-      const shape in = sample_shape(tensor_in, batch_);
-      std::vector<std::int64_t> order;
-      if (const auto* select = n.op.get_if<op::index_select>()) {
-        const std::int64_t d = sample_dim(select->dim, tensor_in, batch_);
-        order = gather_order(in, d, selected_rows(n, in, d, g_[n.inputs[1]].parameters.at("value")));
-      } else if (const auto* cut = n.op.get_if<op::slice>()) {
-        const std::int64_t d = sample_dim(cut->dim, tensor_in, batch_);
-        order = gather_order(in, d, sliced_rows(*cut, in, d, sample_shape(entry_meta(n, "data_out_0")->shape, batch_)[d]));
-      } else {
-        dims permutation = n.op.get_if<op::permute>()->dims;
-        if (in.size() != tensor_in.size()) {  // the added batch dimension stays first
-          dims moved{0};
-          for (std::int64_t d : permutation) moved.push_back(sample_dim(d, tensor_in, batch_));
-          permutation = moved;
-        }
-        order = permute_order(in, permutation);
-      }
-      write_text(dir / "rtl" / (n.name + "_order.hex"), rom_file(order, lanes, bits_for(per_sample(tensor_in))));
-      extra["ORDER_MEMFILE"] = fmt::format("\"rtl/{}_order.hex\"", n.name);
-    } else if (module == "mase_embedding") {
-      // The table as the evaluator's result holds it: the quantized weight in the result's format.
-      const fixed_fmt out = fixed_of(n, "data_out_0");
-      const std::int64_t lanes = param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
-      const std::span<const float> weight = reference_->quantized_parameters(g_.id(n.name)).at("weight").values();
-      std::vector<float> table(weight.begin(), weight.end());
-      quantize(format(out), table, table);
-      std::vector<std::int64_t> codes(table.size());
-      for (std::size_t i = 0; i < table.size(); ++i) codes[i] = eval::raw_of(table[i], out.frac);
-      write_text(dir / "rtl" / (n.name + "_weight.hex"), rom_file(codes, lanes, out.width));
-      extra["WEIGHT_MEMFILE"] = fmt::format("\"rtl/{}_weight.hex\"", n.name);
-    } else if (module == "mase_binary" && (param_int(n, "CONSTANT_INPUT") >= 0 || param_int(n, "BROADCAST_INPUT") >= 0)) {
-      // The table: a constant operand's codes, or a broadcast operand's read positions, for every
-      // beat of a sample in the result's order.
-      const std::int64_t lanes = param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
-      const bool constant = param_int(n, "CONSTANT_INPUT") >= 0;
-      const auto operand = static_cast<std::size_t>(param_int(n, constant ? "CONSTANT_INPUT" : "BROADCAST_INPUT"));
-      std::vector<std::int64_t> order =
-          broadcast_order(sample_shape(entry_meta(n, "data_out_0")->shape, batch_),
-                          entry_meta(n, data_in_name(operand))->shape);
-      if (mase::detail::channels_last_entry(n, "data_out_0")) {
-        // The result streams pixel by pixel, and so does a broadcast map: its positions too.
-        const shape& result = entry_meta(n, "data_out_0")->shape;
-        order = to_channels_last<std::int64_t>(order, result[1], result[2], result[3]);
-        if (!constant && mase::detail::channels_last_entry(n, data_in_name(operand))) {
-          const shape& map = entry_meta(n, data_in_name(operand))->shape;
-          const std::int64_t plane = map[2] * map[3];
-          for (std::int64_t& position : order) position = position % plane * map[1] + position / plane;
-        }
-      }
-      int width = constant ? 0 : bits_for(param_int(n, "BROADCAST_SIZE"));
-      if (constant) {
-        const fixed_fmt f = fixed_of(n, data_in_name(operand));
-        const tensor& values = constant_operands_.at({g_.id(n.name).index, operand});
-        for (std::int64_t& v : order) v = eval::raw_of(values.data()[v], f.frac);
-        width = f.width;
-      }
-      write_text(dir / "rtl" / (n.name + "_table.hex"), rom_file(order, lanes, width));
-      extra["TABLE_MEMFILE"] = fmt::format("\"rtl/{}_table.hex\"", n.name);
-      extra["TABLE_WIDTH"] = fmt::format("{}", width);
-    } else if (module == "mase_cat" && param_int(n, "CONSTANT_INPUT") >= 0) {
-      // The constant operand's codes for one sample, in order (it repeats in every sample).
-      const auto operand = static_cast<std::size_t>(param_int(n, "CONSTANT_INPUT"));
-      const fixed_fmt f = fixed_of(n, data_in_name(operand));
-      const tensor& values = constant_operands_.at({g_.id(n.name).index, operand});
-      const std::int64_t lanes = param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
-      std::vector<std::int64_t> codes(static_cast<std::size_t>(param_int(n, "TABLE_BEATS") * lanes));
-      for (std::size_t i = 0; i < codes.size(); ++i) codes[i] = eval::raw_of(values.data()[i], f.frac);
-      write_text(dir / "rtl" / (n.name + "_table.hex"), rom_file(codes, lanes, f.width));
-      extra["TABLE_MEMFILE"] = fmt::format("\"rtl/{}_table.hex\"", n.name);
-    } else if (module == "mase_mean") {
-      const eval::mean_rule& rule = *lowering_of(n).mean_runs;
-      extra["SUM_WIDTH"] = fmt::format("{}", rule.sum_width);
-      add_divide_parameters(extra, rule);
-    } else if (module == "mase_pool2d" && param_int(n, "MODE") == 1) {
-      // add_hardware_metadata has checked that every window takes the same divisor.
-      const eval::window_mean_rule& rules = *lowering_of(n).window_means;
-      require(rules.uniform_divisor() > 0, "emit_verilog: node {} (avg_pool2d): its windows take {} divisors; the "
-                                           "hardware divides by one", n.name, rules.by_divisor.size());
-      add_divide_parameters(extra, rules.by_divisor.front());
-    } else if (module == "mase_layer_norm") {
-      const eval::normalization_rule& rule = *lowering_of(n).normalization_rows;
-      const std::int64_t lanes = param_int(n, "DATA_IN_0_PARALLELISM_DIM_0");
-      require(rule.epsilon < (std::int64_t{1} << 31),
-              "emit_verilog: node {} ({}): eps·N²·2^(2·F_x) = {} does not fit the component's 32-bit EPSILON; "
-              "use a smaller eps or fewer input fraction bits",
-              n.name, n.op_name(), rule.epsilon);
-      extra["RECIPROCAL_BITS"] = fmt::format("{}", rule.reciprocal_bits);
-      extra["PRODUCT_FRAC"] = fmt::format("{}", rule.product_frac());
-      extra["EPSILON"] = fmt::format("{}", rule.epsilon);
-      if (rule.weight) {
-        write_text(dir / "rtl" / (n.name + "_weight.hex"), rom_file(rule.weight_codes, lanes, rule.weight->width));
-        extra["WEIGHT_MEMFILE"] = fmt::format("\"rtl/{}_weight.hex\"", n.name);
-      }
-      if (rule.bias) {
-        // Two's complement words just wide enough for every aligned bias.
-        int width = 2;
-        for (std::int64_t b : rule.aligned_bias)
-          width = std::max(width, 1 + static_cast<int>(std::bit_width(static_cast<std::uint64_t>(b < 0 ? ~b : b))));
-        write_text(dir / "rtl" / (n.name + "_bias.hex"), rom_file(rule.aligned_bias, lanes, width));
-        extra["BIAS_MEMFILE"] = fmt::format("\"rtl/{}_bias.hex\"", n.name);
-        extra["BIAS_WIDTH"] = fmt::format("{}", width);
-      }
+    // What the component's descriptor plans for this instance: derived parameters and ROMs.
+    instance_plan plan;
+    if (const component* c = find_component(module); c != nullptr && c->plan != nullptr) {
+      const node_id id = g_.id(n.name);
+      std::vector<const tensor*> constants(n.inputs.size(), nullptr);
+      for (std::size_t i = 0; i < n.inputs.size(); ++i)
+        if (const auto k = constant_operands_.find({id.index, i}); k != constant_operands_.end()) constants[i] = &k->second;
+      c->plan({.n = n, .g = g_, .batch = batch_, .lowering = reference_->lowering(id),
+               .quantized_parameters = &reference_->quantized_parameters(id), .constant_operands = constants},
+              plan);
     }
-    if (module == "mase_binary" && param_int(n, "OPERATION") == 2)
-      info_.multipliers += param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0");
+    std::map<std::string, std::string> extra = std::move(plan.parameters);  // parameters the emitter computes
+    for (const rom_image& rom : plan.roms) {
+      const std::string file = fmt::format("{}_{}.hex", n.name, rom.role);
+      write_text(dir / "rtl" / file, rom_file(rom.codes, rom.lanes_per_word, rom.width));
+      std::string parameter = rom.role + "_MEMFILE";
+      for (char& ch : parameter) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      extra[parameter] = fmt::format("\"rtl/{}\"", file);
+    }
+    if (plan.dot_product) {
+      const linear_cost work{.node = n.name, .macs_per_sample = plan.macs_per_sample, .multipliers = plan.multipliers};
+      if (n.is<op::linear>()) info_.linear_layers.push_back(work);
+      info_.dot_product_layers.push_back(work);
+    }
+    info_.multipliers += plan.multipliers;
 
     std::string params_text, locals;
     const std::vector<std::string> declared = component_parameters(source_of(module));

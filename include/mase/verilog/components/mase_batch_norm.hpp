@@ -1,9 +1,10 @@
 #pragma once
 // mase_batch_norm's descriptor: its SystemVerilog text (rtl/mase_batch_norm.hpp), its timing, the modules it
-// needs, and its cost (verilog/component.hpp).
+// needs, its cost and how an instance plans its ROMs and parameters (verilog/component.hpp).
 
 #include <mase/pass/add_hardware_metadata.hpp>
 #include <mase/verilog/component.hpp>
+#include <mase/eval/lowering.hpp>
 #include <mase/verilog/cost.hpp>
 #include <mase/verilog/rtl/mase_batch_norm.hpp>
 #include <mase/eval/mean_rule.hpp>
@@ -35,6 +36,16 @@ inline void cost_of_mase_batch_norm(const cost_context& ctx, component_cost& c) 
   c.select_bits = in_lanes * out.width;
 }
 
+inline void plan_of_mase_batch_norm(const plan_context& ctx, instance_plan& plan) {
+  const node& n = ctx.n;
+  const eval::fixed_lowering& l = ctx.lowering_of();
+  plan.parameter("ACCUMULATOR_WIDTH", l.accumulator_width);
+  const std::int64_t per_word = entries_per_rom_word(n);
+  plan.rom("scale", l.weight_codes, per_word, l.weight->width);
+  plan.rom("shift", l.aligned_bias, per_word, l.accumulator_width);
+  plan.multipliers = param_int(n, "DATA_IN_0_PARALLELISM_DIM_0");
+}
+
 }  // namespace detail
 
 namespace components {
@@ -44,7 +55,8 @@ inline constexpr component mase_batch_norm{
     .source = rtl::mase_batch_norm,
     .needs = component_needs::cast,
     .channels_last = true,
-    .cost = detail::cost_of_mase_batch_norm};
+    .cost = detail::cost_of_mase_batch_norm,
+    .plan = detail::plan_of_mase_batch_norm};
 
 }  // namespace components
 

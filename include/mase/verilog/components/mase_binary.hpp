@@ -1,9 +1,12 @@
 #pragma once
 // mase_binary's descriptor: its SystemVerilog text (rtl/mase_binary.hpp), its timing, the modules it
-// needs, and its cost (verilog/component.hpp).
+// needs, its cost and how an instance plans its ROMs and parameters (verilog/component.hpp).
 
 #include <mase/pass/add_hardware_metadata.hpp>
 #include <mase/verilog/component.hpp>
+#include <mase/eval/lowering.hpp>
+#include <mase/verilog/layout.hpp>
+#include <mase/eval/fixed_rules.hpp>
 #include <mase/verilog/cost.hpp>
 #include <mase/verilog/rtl/mase_binary.hpp>
 
@@ -40,6 +43,41 @@ inline void cost_of_mase_binary(const cost_context& ctx, component_cost& c) {
   c.select_bits = out_lanes * out.width;
 }
 
+inline void plan_of_mase_binary(const plan_context& ctx, instance_plan& plan) {
+  using mase::detail::channels_last_entry;
+  using mase::detail::entry_meta;
+  const node& n = ctx.n;
+  const auto p = [&](std::string_view key) { return param_int(n, key); };
+  const std::int64_t lanes = p("DATA_OUT_0_PARALLELISM_DIM_0");
+  if (p("OPERATION") == 2) plan.multipliers = lanes;
+  // The table: a constant operand's codes, or a broadcast operand's read positions, for every
+  // beat of a sample in the result's order.
+  const bool constant = p("CONSTANT_INPUT") >= 0;
+  if (!constant && p("BROADCAST_INPUT") < 0) return;
+  const auto operand = static_cast<std::size_t>(p(constant ? "CONSTANT_INPUT" : "BROADCAST_INPUT"));
+  std::vector<std::int64_t> order = broadcast_order(mase::detail::sample_shape(entry_meta(n, "data_out_0")->shape, ctx.batch),
+                                                    entry_meta(n, data_in_name(operand))->shape);
+  if (channels_last_entry(n, "data_out_0")) {
+    // The result streams pixel by pixel, and so does a broadcast map: its positions too.
+    const shape& result = entry_meta(n, "data_out_0")->shape;
+    order = to_channels_last<std::int64_t>(order, result[1], result[2], result[3]);
+    if (!constant && channels_last_entry(n, data_in_name(operand))) {
+      const shape& map = entry_meta(n, data_in_name(operand))->shape;
+      const std::int64_t plane = map[2] * map[3];
+      for (std::int64_t& position : order) position = position % plane * map[1] + position / plane;
+    }
+  }
+  int width = constant ? 0 : bits_for(p("BROADCAST_SIZE"));
+  if (constant) {
+    const fixed_fmt f = mase::detail::hardware_format(n, data_in_name(operand));
+    const tensor& values = ctx.constant_operand(operand);
+    for (std::int64_t& v : order) v = eval::raw_of(values.data()[v], f.frac);
+    width = f.width;
+  }
+  plan.rom("table", std::move(order), lanes, width);
+  plan.parameter("TABLE_WIDTH", width);
+}
+
 }  // namespace detail
 
 namespace components {
@@ -51,7 +89,8 @@ inline constexpr component mase_binary{
     .timing = component_timing::sample,
     .needs = component_needs::cast,
     .channels_last = true,
-    .cost = detail::cost_of_mase_binary};
+    .cost = detail::cost_of_mase_binary,
+    .plan = detail::plan_of_mase_binary};
 
 }  // namespace components
 

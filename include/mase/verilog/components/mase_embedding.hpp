@@ -1,9 +1,12 @@
 #pragma once
 // mase_embedding's descriptor: its SystemVerilog text (rtl/mase_embedding.hpp), its timing, the modules it
-// needs, and its cost (verilog/component.hpp).
+// needs, its cost and how an instance plans its ROMs and parameters (verilog/component.hpp).
 
 #include <mase/pass/add_hardware_metadata.hpp>
 #include <mase/verilog/component.hpp>
+#include <mase/eval/lowering.hpp>
+#include <mase/eval/fixed_rules.hpp>
+#include <mase/quant/quantize.hpp>
 #include <mase/verilog/cost.hpp>
 #include <mase/verilog/rtl/mase_embedding.hpp>
 
@@ -29,6 +32,19 @@ inline void cost_of_mase_embedding(const cost_context& ctx, component_cost& c) {
   c.register_bits = out_lanes * out.width;
 }
 
+inline void plan_of_mase_embedding(const plan_context& ctx, instance_plan& plan) {
+  // The table as the evaluator's result holds it: the quantized weight in the result's format.
+  const node& n = ctx.n;
+  const fixed_fmt out = mase::detail::hardware_format(n, "data_out_0");
+  require(ctx.quantized_parameters != nullptr, "emit_verilog: node {} (embedding): no evaluated weight", n.name);
+  const std::span<const float> weight = ctx.quantized_parameters->at("weight").values();
+  std::vector<float> table(weight.begin(), weight.end());
+  quantize(format(out), table, table);
+  std::vector<std::int64_t> codes(table.size());
+  for (std::size_t i = 0; i < table.size(); ++i) codes[i] = eval::raw_of(table[i], out.frac);
+  plan.rom("weight", std::move(codes), param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0"), out.width);
+}
+
 }  // namespace detail
 
 namespace components {
@@ -38,7 +54,8 @@ inline constexpr component mase_embedding{
     .source = rtl::mase_embedding,
     .timing = component_timing::sample,
     .exact_by_formats = true,
-    .cost = detail::cost_of_mase_embedding};
+    .cost = detail::cost_of_mase_embedding,
+    .plan = detail::plan_of_mase_embedding};
 
 }  // namespace components
 

@@ -1,14 +1,16 @@
 #pragma once
 // mase_layer_norm's descriptor: its SystemVerilog text (rtl/mase_layer_norm.hpp), its timing, the modules it
-// needs, and its cost (verilog/component.hpp).
+// needs, its cost and how an instance plans its ROMs and parameters (verilog/component.hpp).
 
 #include <mase/pass/add_hardware_metadata.hpp>
 #include <mase/verilog/component.hpp>
+#include <mase/eval/lowering.hpp>
 #include <mase/verilog/cost.hpp>
 #include <mase/verilog/rtl/mase_layer_norm.hpp>
 #include <mase/eval/mean_rule.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <string_view>
 
@@ -30,6 +32,28 @@ inline void cost_of_mase_layer_norm(const cost_context& ctx, component_cost& c) 
   c.modelled = false;
 }
 
+inline void plan_of_mase_layer_norm(const plan_context& ctx, instance_plan& plan) {
+  const node& n = ctx.n;
+  const eval::normalization_rule& rule = *ctx.lowering_of().normalization_rows;
+  const std::int64_t lanes = param_int(n, "DATA_IN_0_PARALLELISM_DIM_0");
+  require(rule.epsilon < (std::int64_t{1} << 31),
+          "emit_verilog: node {} ({}): eps·N²·2^(2·F_x) = {} does not fit the component's 32-bit EPSILON; "
+          "use a smaller eps or fewer input fraction bits",
+          n.name, n.op_name(), rule.epsilon);
+  plan.parameter("RECIPROCAL_BITS", rule.reciprocal_bits);
+  plan.parameter("PRODUCT_FRAC", rule.product_frac());
+  plan.parameter("EPSILON", rule.epsilon);
+  if (rule.weight) plan.rom("weight", rule.weight_codes, lanes, rule.weight->width);
+  if (rule.bias) {
+    // Two's complement words just wide enough for every aligned bias.
+    int width = 2;
+    for (std::int64_t b : rule.aligned_bias)
+      width = std::max(width, 1 + static_cast<int>(std::bit_width(static_cast<std::uint64_t>(b < 0 ? ~b : b))));
+    plan.rom("bias", rule.aligned_bias, lanes, width);
+    plan.parameter("BIAS_WIDTH", width);
+  }
+}
+
 }  // namespace detail
 
 namespace components {
@@ -40,7 +64,8 @@ inline constexpr component mase_layer_norm{
     .source = rtl::mase_layer_norm,
     .timing = component_timing::sample,
     .needs = component_needs::cast,
-    .cost = detail::cost_of_mase_layer_norm};
+    .cost = detail::cost_of_mase_layer_norm,
+    .plan = detail::plan_of_mase_layer_norm};
 
 }  // namespace components
 

@@ -1,9 +1,11 @@
 #pragma once
 // mase_linear's descriptor: its SystemVerilog text (rtl/mase_linear.hpp), its timing, the modules it
-// needs, and its cost (verilog/component.hpp).
+// needs, its cost and how an instance plans its ROMs and parameters (verilog/component.hpp).
 
 #include <mase/pass/add_hardware_metadata.hpp>
 #include <mase/verilog/component.hpp>
+#include <mase/eval/lowering.hpp>
+#include <mase/verilog/layout.hpp>
 #include <mase/verilog/cost.hpp>
 #include <mase/verilog/rtl/mase_linear.hpp>
 #include <mase/eval/mean_rule.hpp>
@@ -39,6 +41,22 @@ inline void cost_of_mase_linear(const cost_context& ctx, component_cost& c) {
   c.select_bits = p1 * out.width;
 }
 
+inline void plan_of_mase_linear(const plan_context& ctx, instance_plan& plan) {
+  const node& n = ctx.n;
+  const eval::fixed_lowering& l = ctx.lowering_of();
+  const auto& lin = n.as<op::linear>();
+  const std::int64_t p0 = param_int(n, "WEIGHT_PARALLELISM_DIM_0"), p1 = param_int(n, "WEIGHT_PARALLELISM_DIM_1");
+  plan.parameter("ACCUMULATOR_WIDTH", l.accumulator_width);
+  plan.rom("weight", linear_weight_order(l.weight_codes, lin.out_features, lin.in_features, p0, p1), p0 * p1,
+           l.weight->width);
+  if (l.bias) plan.rom("bias", l.aligned_bias, p1, l.accumulator_width);
+  plan.dot_product = true;
+  const std::int64_t rows = mase::detail::per_sample(mase::detail::entry_meta(n, "data_in_0")->shape, ctx.batch) /
+                            lin.in_features;
+  plan.macs_per_sample = lin.in_features * lin.out_features * rows;
+  plan.multipliers = p0 * p1;
+}
+
 }  // namespace detail
 
 namespace components {
@@ -49,7 +67,8 @@ inline constexpr component mase_linear{
     .source = rtl::mase_linear,
     .timing = component_timing::sample,
     .needs = component_needs::tiles,
-    .cost = detail::cost_of_mase_linear};
+    .cost = detail::cost_of_mase_linear,
+    .plan = detail::plan_of_mase_linear};
 
 }  // namespace components
 

@@ -1,9 +1,10 @@
 #pragma once
 // mase_lut's descriptor: its SystemVerilog text (rtl/mase_lut.hpp), its timing, the modules it
-// needs, and its cost (verilog/component.hpp).
+// needs, its cost and how an instance plans its ROMs and parameters (verilog/component.hpp).
 
 #include <mase/pass/add_hardware_metadata.hpp>
 #include <mase/verilog/component.hpp>
+#include <mase/eval/lowering.hpp>
 #include <mase/verilog/cost.hpp>
 #include <mase/verilog/rtl/mase_lut.hpp>
 
@@ -23,6 +24,11 @@ inline void cost_of_mase_lut(const cost_context& ctx, component_cost& c) {
   c.register_bits = in_lanes * out.width;
 }
 
+inline void plan_of_mase_lut(const plan_context& ctx, instance_plan& plan) {
+  const eval::fixed_lowering& l = ctx.lowering_of();
+  plan.rom("lut", l.table, 1, l.output.width);
+}
+
 }  // namespace detail
 
 namespace components {
@@ -31,7 +37,8 @@ inline constexpr component mase_lut{
     .module = "mase_lut",
     .source = rtl::mase_lut,
     .channels_last = true,
-    .cost = detail::cost_of_mase_lut};
+    .cost = detail::cost_of_mase_lut,
+    .plan = detail::plan_of_mase_lut};
 
 }  // namespace components
 

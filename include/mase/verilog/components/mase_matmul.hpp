@@ -1,9 +1,10 @@
 #pragma once
 // mase_matmul's descriptor: its SystemVerilog text (rtl/mase_matmul.hpp), its timing, the modules it
-// needs, and its cost (verilog/component.hpp).
+// needs, its cost and how an instance plans its ROMs and parameters (verilog/component.hpp).
 
 #include <mase/pass/add_hardware_metadata.hpp>
 #include <mase/verilog/component.hpp>
+#include <mase/eval/lowering.hpp>
 #include <mase/verilog/cost.hpp>
 #include <mase/verilog/rtl/mase_matmul.hpp>
 #include <mase/eval/mean_rule.hpp>
@@ -38,6 +39,16 @@ inline void cost_of_mase_matmul(const cost_context& ctx, component_cost& c) {
   c.select_bits = out_lanes * out.width;
 }
 
+inline void plan_of_mase_matmul(const plan_context& ctx, instance_plan& plan) {
+  const node& n = ctx.n;
+  const auto p = [&](std::string_view key) { return param_int(n, key); };
+  plan.parameter("ACCUMULATOR_WIDTH", ctx.lowering_of().accumulator_width);
+  plan.dot_product = true;
+  plan.macs_per_sample = mase::detail::per_sample(mase::detail::entry_meta(n, "data_out_0")->shape, ctx.batch) *
+                         p("DATA_IN_0_TENSOR_SIZE_DIM_0");
+  plan.multipliers = p("DATA_IN_0_PARALLELISM_DIM_0") * p("DATA_OUT_0_PARALLELISM_DIM_0");
+}
+
 }  // namespace detail
 
 namespace components {
@@ -47,7 +58,8 @@ inline constexpr component mase_matmul{
     .source = rtl::mase_matmul,
     .timing = component_timing::sample,
     .needs = component_needs::tiles,
-    .cost = detail::cost_of_mase_matmul};
+    .cost = detail::cost_of_mase_matmul,
+    .plan = detail::plan_of_mase_matmul};
 
 }  // namespace components
 

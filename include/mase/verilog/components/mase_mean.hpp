@@ -1,9 +1,11 @@
 #pragma once
 // mase_mean's descriptor: its SystemVerilog text (rtl/mase_mean.hpp), its timing, the modules it
-// needs, and its cost (verilog/component.hpp).
+// needs, its cost and how an instance plans its ROMs and parameters (verilog/component.hpp).
 
 #include <mase/pass/add_hardware_metadata.hpp>
 #include <mase/verilog/component.hpp>
+#include <mase/eval/lowering.hpp>
+#include <mase/verilog/components/divide.hpp>
 #include <mase/verilog/cost.hpp>
 #include <mase/verilog/rtl/mase_mean.hpp>
 #include <mase/eval/mean_rule.hpp>
@@ -37,6 +39,12 @@ inline void cost_of_mase_mean(const cost_context& ctx, component_cost& c) {
   c.modelled = false;  // not in the fitted logic model yet
 }
 
+inline void plan_of_mase_mean(const plan_context& ctx, instance_plan& plan) {
+  const eval::mean_rule& rule = *ctx.lowering_of().mean_runs;
+  plan.parameter("SUM_WIDTH", rule.sum_width);
+  add_divide_parameters(plan, rule);
+}
+
 }  // namespace detail
 
 namespace components {
@@ -48,7 +56,8 @@ inline constexpr component mase_mean{
     .timing = component_timing::sample,
     .needs = component_needs::mean,
     .channels_last = true,
-    .cost = detail::cost_of_mase_mean};
+    .cost = detail::cost_of_mase_mean,
+    .plan = detail::plan_of_mase_mean};
 
 }  // namespace components
 

@@ -1,9 +1,11 @@
 #pragma once
 // mase_pool2d's descriptor: its SystemVerilog text (rtl/mase_pool2d.hpp), its timing, the modules it
-// needs, and its cost (verilog/component.hpp).
+// needs, its cost and how an instance plans its ROMs and parameters (verilog/component.hpp).
 
 #include <mase/pass/add_hardware_metadata.hpp>
 #include <mase/verilog/component.hpp>
+#include <mase/eval/lowering.hpp>
+#include <mase/verilog/components/divide.hpp>
 #include <mase/verilog/cost.hpp>
 #include <mase/verilog/rtl/mase_pool2d.hpp>
 #include <mase/verilog/components/window_cost.hpp>
@@ -17,6 +19,15 @@ namespace mase::verilog {
 namespace detail {
 
 inline void cost_of_mase_pool2d(const cost_context& ctx, component_cost& c) { window_cost(ctx, c, false); }
+
+inline void plan_of_mase_pool2d(const plan_context& ctx, instance_plan& plan) {
+  if (param_int(ctx.n, "MODE") != 1) return;
+  // add_hardware_metadata has checked that every window takes the same divisor.
+  const eval::window_mean_rule& rules = *ctx.lowering_of().window_means;
+  require(rules.uniform_divisor() > 0, "emit_verilog: node {} (avg_pool2d): its windows take {} divisors; the "
+                                       "hardware divides by one", ctx.n.name, rules.by_divisor.size());
+  add_divide_parameters(plan, rules.by_divisor.front());
+}
 
 }  // namespace detail
 
@@ -32,7 +43,8 @@ inline constexpr component mase_pool2d{
     .exact_by_formats = true,
     .needs = component_needs::pool,
     .channels_last = true,
-    .cost = detail::cost_of_mase_pool2d};
+    .cost = detail::cost_of_mase_pool2d,
+    .plan = detail::plan_of_mase_pool2d};
 
 }  // namespace components
 

@@ -1,9 +1,10 @@
 #pragma once
 // mase_softmax's descriptor: its SystemVerilog text (rtl/mase_softmax.hpp), its timing, the modules it
-// needs, and its cost (verilog/component.hpp).
+// needs, its cost and how an instance plans its ROMs and parameters (verilog/component.hpp).
 
 #include <mase/pass/add_hardware_metadata.hpp>
 #include <mase/verilog/component.hpp>
+#include <mase/eval/lowering.hpp>
 #include <mase/verilog/cost.hpp>
 #include <mase/verilog/rtl/mase_softmax.hpp>
 #include <mase/eval/mean_rule.hpp>
@@ -33,6 +34,13 @@ inline void cost_of_mase_softmax(const cost_context& ctx, component_cost& c) {
   c.modelled = false;
 }
 
+inline void plan_of_mase_softmax(const plan_context& ctx, instance_plan& plan) {
+  const eval::softmax_rule& rule = *ctx.lowering_of().softmax_rows;
+  plan.rom("exp", rule.exp_table, 1, rule.exp_frac + 1);
+  plan.parameter("EXP_FRAC", rule.exp_frac);
+  plan.parameter("EXP_TABLE_SIZE", static_cast<std::int64_t>(rule.exp_table.size()));
+}
+
 }  // namespace detail
 
 namespace components {
@@ -42,7 +50,8 @@ inline constexpr component mase_softmax{
     .module = "mase_softmax",
     .source = rtl::mase_softmax,
     .timing = component_timing::sample,
-    .cost = detail::cost_of_mase_softmax};
+    .cost = detail::cost_of_mase_softmax,
+    .plan = detail::plan_of_mase_softmax};
 
 }  // namespace components
 
