@@ -146,6 +146,17 @@ struct beat_slice {
 
 MASE_COMPILED_INLINE std::optional<beat_slice> slice_by_beats(const node& n, std::int64_t batch, std::int64_t lanes);
 
+// Whether a constant with a batch dimension holds the same values in every sample (an export
+// that folded a batch-sized constant, such as BERT's token-type embedding of zeros).
+MASE_COMPILED_INLINE bool same_in_every_sample(const node& constant);
+
+// KERNEL_X/Y, STRIDE_X/Y, PADDING_X/Y and DILATION_X/Y of a window sweep.
+MASE_COMPILED_INLINE void add_window_parameters(ordered_map<verilog_value>& params, const dims& kernel,
+                                                const dims& stride, const dims& padding, const dims& dilation);
+
+// A conv or pool node that mase_window_sweep gives a ring of rows (windows_read_one_channel).
+MASE_COMPILED_INLINE bool sweeps_rows(const node& n);
+
 }  // namespace detail
 
 struct add_hardware_metadata_pass {
@@ -158,13 +169,6 @@ struct add_hardware_metadata_pass {
 
   void run(graph& g) const;
 
-private:
-  // Whether a constant with a batch dimension holds the same values in every sample (an export
-  // that folded a batch-sized constant, such as BERT's token-type embedding of zeros).
-  static bool same_in_every_sample(const node& constant);
-
-  static void add_window_parameters(ordered_map<verilog_value>& params, const dims& kernel, const dims& stride,
-                                    const dims& padding, const dims& dilation);
 };
 
 inline constexpr add_hardware_metadata_pass add_hardware_metadata{};

@@ -222,12 +222,12 @@ MASE_COMPILED_INLINE std::optional<beat_slice> slice_by_beats(const node& n, std
   return beat_slice{.period = period / lanes, .first = first / lanes, .kept = kept / lanes};
 }
 
-}  // namespace detail
-// A conv or pool node that mase_window_sweep will give a ring of rows (windows_read_one_channel).
-inline bool sweeps_rows(const node& n) {
+MASE_COMPILED_INLINE bool sweeps_rows(const node& n) {
   if (const auto* conv = n.op.get_if<op::conv2d>()) return windows_read_one_channel(conv->in_channels, conv->groups, conv->out_channels);
   return n.is<op::max_pool2d>() || n.is<op::avg_pool2d>();
 }
+
+}  // namespace detail
 
 MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
   for (int p : options.max_parallelism)
@@ -279,31 +279,6 @@ MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
     h.module = std::string(component->module);
     h.dependence_files = hardware_dependence_files(component->module);
     detail::check_channels_last_support(g, n);
-    if (component->module == "mase_rescale") {
-      const std::optional<fixed_fmt> scaled =
-          mase::detail::exact_scale_format(g, n, format(detail::hardware_format(n, "data_in_0")));
-      require(scaled.has_value() && format(*scaled) == detail::entry_meta(n, "data_out_0")->precision,
-              "add_hardware_metadata: node {} ({}): the hardware divides only by a constant power of two, "
-              "which keeps the codes and moves the point; this one divides by {}",
-              n.name, op, g[n.inputs[1]].name);
-    }
-    // Checked before the result's format: without hardware_formats, quantize leaves a pool of a
-    // divisor other than 2^a float.
-    if (const auto* avgp = n.op.get_if<op::avg_pool2d>()) {
-      const tensor_meta* result = detail::entry_meta(n, "data_out_0");
-      require(result != nullptr && result->precision.holds<fixed_fmt>(),
-              "add_hardware_metadata: node {} (avg_pool2d): its result has no fixed-point format; quantize gives "
-              "one to a pool of fixed-point values whose divisor is a power of two, and to any other with "
-              "quantize_config::hardware_formats (mase emit-verilog sets it)",
-              n.name);
-      const std::optional<eval::window_mean_rule> rules = eval::window_mean_rule_of(
-          n, *avgp, detail::hardware_format(n, "data_in_0"), result->precision.get<fixed_fmt>());
-      require(rules.has_value() && rules->uniform_divisor() > 0,
-              "add_hardware_metadata: node {} (avg_pool2d): the hardware divides every window by one constant, "
-              "but this pool's windows take {} divisors{}; use count_include_pad=True, no ceil_mode windows "
-              "past the padding, or a divisor_override",
-              n.name, rules ? rules->by_divisor.size() : 0, avgp->ceil_mode ? " (ceil_mode)" : "");
-    }
     for (std::size_t i = 0; i < stream_input_count(n); ++i) {
       if (!is_stream_input(g, n, i)) continue;  // a constant operand: its table has the result's lanes
       const node& producer = g[n.inputs[i]];
@@ -316,11 +291,11 @@ MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
                           "from graph inputs and components, so make it a parameter of the node",
                           n.name, op, i, producer.name);
       std::int64_t in_lanes = input_lanes(i);
-      if (i == 0 && h.channels_last && (n.is<op::conv2d>() || sweeps_rows(n)))
+      if (i == 0 && h.channels_last && (n.is<op::conv2d>() || detail::sweeps_rows(n)))
         // whole pixels a beat; one-channel windows read a beat's channels, so it is as wide as the output's
-        in_lanes = sweeps_rows(n) ? largest_divisor_at_most(detail::stream_innermost(n, "data_in_0"), stream_limit)
+        in_lanes = detail::sweeps_rows(n) ? largest_divisor_at_most(detail::stream_innermost(n, "data_in_0"), stream_limit)
                                   : std::gcd(in_lanes, detail::stream_innermost(n, "data_in_0"));
-      else if (i == 0 && sweeps_rows(n))
+      else if (i == 0 && detail::sweeps_rows(n))
         in_lanes = std::gcd(in_lanes, detail::innermost(n, "data_in_0"));  // whole rows a beat
       require(in_lanes > 0, "add_hardware_metadata: node {} ({}): input {} ({}) is not a stream",
                                         n.name, op, i, producer.name);
@@ -330,280 +305,13 @@ MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
                           n.name, op, i, in_lanes, per_sample(detail::entry_meta(n, data_in_name(i))->shape));
       detail::add_tensor_parameters(h.verilog_param, n, data_in_name(i), {in_lanes});
     }
+    // The component's own parameters and its result's lanes (its descriptor, verilog/components/).
+    std::int64_t out_lanes = input_lanes(0);
+    if (const verilog::component* c = verilog::find_component(component->module); c != nullptr && c->metadata != nullptr)
+      out_lanes = c->metadata({.g = g, .n = n, .h = h, .batch = batch, .stream_limit = stream_limit,
+                               .tile_limit = tile_limit, .lanes = lanes});
     auto& params = h.verilog_param;
     const fixed_fmt out_fmt = detail::hardware_format(n, "data_out_0");
-    std::int64_t out_lanes = input_lanes(0);
-
-    if (const auto* lin = n.op.get_if<op::linear>()) {
-      const std::int64_t p0 = input_lanes(0);
-      require(lin->in_features % p0 == 0,
-              "add_hardware_metadata: node {} (linear): its input arrives {} lanes wide, which does not "
-                          "divide in_features {}; lower max_parallelism[0]",
-                          n.name, p0, lin->in_features);
-      const std::int64_t p1 = largest_divisor_at_most(lin->out_features, tile_limit);
-      out_lanes = p1;
-      detail::add_tensor_parameters(params, n, "weight", {p0, p1});
-      if (lin->bias) detail::add_tensor_parameters(params, n, "bias", {p1});
-      params.insert_or_assign("HAS_BIAS", lin->bias);
-    } else if (const auto* conv = n.op.get_if<op::conv2d>()) {
-      // Channels-last lanes are output channels: a beat's share one group (or, one-channel
-      // windows, match the input's); otherwise output columns.
-      out_lanes = largest_divisor_at_most(!h.channels_last ? detail::innermost(n, "data_out_0")
-                                          : sweeps_rows(n)       ? conv->out_channels
-                                                                 : conv->out_channels / conv->groups,
-                                          stream_limit);
-      params.insert_or_assign("CHANNELS_LAST", h.channels_last);
-      detail::add_tensor_parameters(params, n, "weight", {});
-      if (conv->bias) detail::add_tensor_parameters(params, n, "bias", {});
-      add_window_parameters(params, conv->kernel_size, conv->stride, conv->padding, conv->dilation);
-      params.insert_or_assign("GROUPS", conv->groups);
-      params.insert_or_assign("HAS_BIAS", conv->bias);
-    } else if (const auto* maxp = n.op.get_if<op::max_pool2d>()) {
-      // ceil_mode's windows past the padded input read the sweep's padding code, which never wins.
-      require(detail::hardware_format(n, "data_in_0") == out_fmt,
-              "add_hardware_metadata: node {} (max_pool2d): its input and result formats differ; a max "
-                          "pool keeps its input's format",
-                          n.name);
-      out_lanes = largest_divisor_at_most(detail::stream_innermost(n, "data_out_0"), stream_limit);
-      params.insert_or_assign("MODE", std::int64_t{0});
-      params.insert_or_assign("CHANNELS_LAST", h.channels_last);
-      add_window_parameters(params, maxp->kernel_size, maxp->stride.empty() ? maxp->kernel_size : maxp->stride,
-                            maxp->padding, maxp->dilation);
-    } else if (const auto* avgp = n.op.get_if<op::avg_pool2d>()) {  // its divisor checked above
-      out_lanes = largest_divisor_at_most(detail::stream_innermost(n, "data_out_0"), stream_limit);
-      params.insert_or_assign("MODE", std::int64_t{1});
-      params.insert_or_assign("CHANNELS_LAST", h.channels_last);
-      add_window_parameters(params, avgp->kernel_size, avgp->stride.empty() ? avgp->kernel_size : avgp->stride,
-                            avgp->padding, dims{1});
-    } else if (const auto* bn = n.op.get_if<op::batch_norm2d>()) {
-      const shape& in = detail::entry_meta(n, "data_in_0")->shape;
-      require(bn->affine && detail::entry_meta(n, "weight") != nullptr && detail::entry_meta(n, "bias") != nullptr,
-              "add_hardware_metadata: node {} (batch_norm2d): the hardware applies a per-channel scale "
-                          "and shift in the formats of weight and bias; quantize both (and keep affine=True)",
-                          n.name);
-      // A beat holds one channel's pixels, or (channels-last) one pixel's channels.
-      const std::int64_t run = h.channels_last ? in[1] : in[2] * in[3];
-      require(run % input_lanes(0) == 0,
-              "add_hardware_metadata: node {} (batch_norm2d): {} lanes do not divide {} {}; lower max_parallelism[0]",
-              n.name, input_lanes(0), run, h.channels_last ? "channels" : "elements of a channel");
-      params.insert_or_assign("CHANNELS_LAST", h.channels_last);
-      detail::add_tensor_parameters(params, n, "weight", {});
-      detail::add_tensor_parameters(params, n, "bias", {});
-    } else if (component->module == "mase_matmul") {
-      // Matrix pairs stream one after another: A [..., M, K] and B [..., K, N] with the same
-      // leading dimensions (the hardware does not broadcast).
-      const shape& a = detail::entry_meta(n, "data_in_0")->shape;
-      const shape& b = detail::entry_meta(n, "data_in_1")->shape;
-      require(a.size() >= 2 && a.size() == b.size() && std::equal(a.begin(), a.end() - 2, b.begin()),
-              "add_hardware_metadata: node {} ({}): the hardware multiplies matrix pairs of equal "
-                          "leading dimensions ([..., M, K] · [..., K, N]); broadcast the operands first",
-                          n.name, op);
-      require(a.back() % input_lanes(0) == 0,
-              "add_hardware_metadata: node {} ({}): its first input arrives {} lanes wide, which must "
-              "divide K = {}; lower max_parallelism[0]",
-              n.name, op, input_lanes(0), a.back());
-      out_lanes = largest_divisor_at_most(b.back(), tile_limit);
-      // B arrives at the output's lanes (the emitter converts it): a beat is one word of its
-      // memories.
-      params.insert_or_assign("DATA_IN_1_PARALLELISM_DIM_0", out_lanes);
-    } else if (const auto* soft = n.op.get_if<op::softmax>()) {
-      // Rows of the last dimension stream one after another, each a whole number of beats.
-      const shape& in = detail::entry_meta(n, "data_in_0")->shape;
-      require(!in.empty() && (soft->dim == -1 || soft->dim == static_cast<std::int64_t>(in.size()) - 1),
-              "add_hardware_metadata: node {} (softmax): the hardware normalizes over the last dimension; "
-              "this one is over dimension {} of {}",
-              n.name, soft->dim, in.size());
-      require(in.back() % input_lanes(0) == 0,
-              "add_hardware_metadata: node {} (softmax): its input arrives {} lanes wide, which does not "
-              "divide its rows of {}; lower max_parallelism[0]",
-              n.name, input_lanes(0), in.back());
-      params.insert_or_assign("ROW_LENGTH", in.back());
-    } else if (component->module == "mase_permute") {
-      // Each sample is buffered and read out reordered (permute) or gathered (index_select by
-      // constant indices): one element per beat in, output beats as wide as the innermost
-      // output dimension allows.
-      const shape& in = detail::entry_meta(n, "data_in_0")->shape;
-      if (const auto* perm = n.op.get_if<op::permute>())
-        require(batch == 1 || (!perm->dims.empty() && (perm->dims[0] == 0 || perm->dims[0] == -static_cast<std::int64_t>(in.size()))),
-                "add_hardware_metadata: node {} (permute): the hardware reorders each sample, so the batch "
-                "dimension must stay first; this permute moves it (at batch 1 the whole tensor is one sample)",
-                n.name);
-      if (const auto* cut = n.op.get_if<op::slice>())
-        require(detail::sample_dim(cut->dim, in, batch) > 0,
-                "add_hardware_metadata: node {} (slice): the hardware gathers within each sample; this one "
-                "slices the batch dimension",
-                n.name);
-      if (const auto* select = n.op.get_if<op::index_select>()) {
-        require(detail::sample_dim(select->dim, in, batch) > 0,
-                "add_hardware_metadata: node {} (index_select): the hardware gathers within each sample; this "
-                "one selects along the batch dimension",
-                n.name);
-        require(g[n.inputs[1]].is<op::constant>(),
-                "add_hardware_metadata: node {} (index_select): its indices {} are not a constant; the hardware "
-                "gathers by indices fixed at emission",
-                n.name, g[n.inputs[1]].name);
-      }
-      require(detail::hardware_format(n, "data_in_0") == out_fmt,
-              "add_hardware_metadata: node {} ({}): its input and result formats differ; moving elements keeps "
-              "their format",
-              n.name, op);
-      if (const std::optional<detail::beat_slice> kept = detail::slice_by_beats(n, batch, input_lanes(0))) {
-        // Whole beats of contiguous positions: passed or dropped as they stream, nothing buffered.
-        h.module = "mase_slice";
-        h.dependence_files = hardware_dependence_files("mase_slice");
-        params.insert_or_assign("PERIOD_BEATS", kept->period);
-        params.insert_or_assign("FIRST_BEAT", kept->first);
-        params.insert_or_assign("KEPT_BEATS", kept->kept);
-      } else {
-        params.insert_or_assign("DATA_IN_0_PARALLELISM_DIM_0", std::int64_t{1});
-        params.insert_or_assign("SAMPLE_SIZE", per_sample(in));
-        params.insert_or_assign("OUT_SAMPLE_SIZE", per_sample(detail::entry_meta(n, "data_out_0")->shape));
-        out_lanes = largest_divisor_at_most(detail::innermost(n, "data_out_0"), stream_limit);
-      }
-    } else if (const auto* table = n.op.get_if<op::embedding>()) {
-      // Rows of the ROM (the table in the result's format) stream out at the innermost
-      // dimension's lanes.
-      out_lanes = largest_divisor_at_most(table->embedding_dim, stream_limit);
-      detail::add_tensor_parameters(params, n, "weight", {out_lanes});
-      params.insert_or_assign("ROWS", table->num_embeddings);
-      params.insert_or_assign("ROW_LENGTH", table->embedding_dim);
-    } else if (component->module == "mase_layer_norm") {
-      // Rows of the normalized (trailing) dimensions stream one after another.
-      const auto* layer = n.op.get_if<op::layer_norm>();
-      const dims& normalized = layer ? layer->normalized_shape : n.op.get_if<op::rms_norm>()->normalized_shape;
-      std::int64_t row = 1;
-      for (std::int64_t d : normalized) row *= d;
-      require(row % input_lanes(0) == 0,
-              "add_hardware_metadata: node {} ({}): its input arrives {} lanes wide, which does not divide "
-              "its rows of {}; lower max_parallelism[0]",
-              n.name, op, input_lanes(0), row);
-      params.insert_or_assign("ROW_LENGTH", row);
-      params.insert_or_assign("CENTRED", layer != nullptr);
-      for (const char* role : {"weight", "bias"}) {
-        const bool present = n.parameters.find(role) != n.parameters.end();
-        if (present) detail::add_tensor_parameters(params, n, role, {input_lanes(0)});  // fixed point, or an error
-        params.insert_or_assign(std::string(role) == "weight" ? "HAS_WEIGHT" : "HAS_BIAS", present);
-      }
-    } else if (component->module == "mase_mean") {
-      // Runs of `count` consecutive values (a channel's plane) stream one after another; one mean
-      // per run leaves on one lane.
-      const std::int64_t count = eval::averaged_count(n);
-      require(count > 0,
-              "add_hardware_metadata: node {} ({}): the hardware averages trailing dimensions (global average "
-              "pooling: mean over dims [2, 3] of [N, C, H, W], or an adaptive average pool to size 1); this "
-              "node averages others",
-              n.name, op);
-      if (detail::channels_last_entry(n, "data_in_0")) {
-        // Pixels of every channel in turn: a sum per channel, and a beat of means after the last pixel.
-        const std::int64_t channels = detail::entry_meta(n, "data_in_0")->shape[1];
-        require(channels % input_lanes(0) == 0,
-                "add_hardware_metadata: node {} ({}): its input arrives {} lanes wide, which does not divide its "
-                "{} channels; lower max_parallelism[0]",
-                n.name, op, input_lanes(0), channels);
-        params.insert_or_assign("CHANNELS", channels);
-        out_lanes = input_lanes(0);
-      } else {
-        require(count % input_lanes(0) == 0,
-                "add_hardware_metadata: node {} ({}): its input arrives {} lanes wide, which does not divide its "
-                "runs of {} averaged values; lower max_parallelism[0]",
-                n.name, op, input_lanes(0), count);
-        out_lanes = 1;
-      }
-      params.insert_or_assign("COUNT", count);
-      params.insert_or_assign("CHANNELS_LAST", detail::channels_last_entry(n, "data_in_0"));
-    } else if (const auto* join = n.op.get_if<op::cat>()) {
-      // Per index of the dimensions before the joined one (within the sample), a chunk of
-      // operand 0 then one of operand 1, both at the result's lanes (the emitter converts a
-      // stream); a constant operand is a table of its words.
-      require(n.inputs.size() == 2,
-              "add_hardware_metadata: node {} (cat): the hardware joins two operands; this one joins {} "
-              "(split it into a chain of cats)",
-              n.name, n.inputs.size());
-      const shape& result = detail::entry_meta(n, "data_out_0")->shape;
-      const std::int64_t d = detail::sample_dim(join->dim, result, batch);
-      require(d > 0, "add_hardware_metadata: node {} (cat): the hardware joins within each sample; this one joins "
-              "along the batch dimension", n.name);
-      const shape result_sample = detail::sample_shape(result, batch);
-      std::int64_t outer = 1;
-      for (std::int64_t a = 1; a < d; ++a) outer *= result_sample[a];
-      // channels-last, channels are innermost: a chunk of each per pixel (the support check allows dim 1 only)
-      if (detail::channels_last_entry(n, "data_out_0")) outer = result[2] * result[3];
-      std::array<std::int64_t, 2> chunk{};
-      std::int64_t constant_input = -1;
-      for (std::size_t i = 0; i < 2; ++i) {
-        const shape& operand = detail::entry_meta(n, data_in_name(i))->shape;
-        require(detail::hardware_format(n, data_in_name(i)) == out_fmt,
-                "add_hardware_metadata: node {} (cat): its {} has format {} and its result {}; quantize the cat "
-                "so that every input takes data_in's format",
-                n.name, data_in_name(i), to_string(detail::entry_meta(n, data_in_name(i))->precision),
-                to_string(detail::entry_meta(n, "data_out_0")->precision));
-        chunk[i] = per_sample(operand) / outer;
-        if (!is_stream_input(g, n, i)) {
-          require(constant_input < 0, "add_hardware_metadata: node {} (cat): both operands are constants; fold "
-                  "the node into a constant", n.name);
-          require(batch == 1 || operand[0] == 1,
-                  "add_hardware_metadata: node {} (cat): the constant {} has a batch of {}; the hardware repeats "
-                  "one sample's constant", n.name, g[n.inputs[i]].name, operand[0]);
-          constant_input = static_cast<std::int64_t>(i);
-        }
-      }
-      out_lanes = largest_divisor_at_most(std::gcd(chunk[0], chunk[1]), stream_limit);
-      for (std::size_t i = 0; i < 2; ++i) {
-        if (static_cast<std::int64_t>(i) == constant_input) detail::add_tensor_parameters(params, n, data_in_name(i), {out_lanes});
-        else params.insert_or_assign(fmt::format("DATA_IN_{}_PARALLELISM_DIM_0", i), out_lanes);
-        params.insert_or_assign(fmt::format("CHUNK_{}_BEATS", i), chunk[i] / out_lanes);
-      }
-      params.insert_or_assign("CONSTANT_INPUT", constant_input);
-      params.insert_or_assign("TABLE_BEATS", constant_input < 0 ? 1 : outer * chunk[static_cast<std::size_t>(constant_input)] / out_lanes);
-    } else if (component->module == "mase_binary") {
-      // The result streams at the lanes of the first input of its shape; another such stream is
-      // converted to them by the emitter. A constant operand is a table of the result's lanes;
-      // a smaller stream (PyTorch's broadcasting within a sample) is buffered and read per beat.
-      const shape& result = detail::entry_meta(n, "data_out_0")->shape;
-      std::int64_t constant_input = -1, broadcast_input = -1;
-      out_lanes = 0;
-      for (std::size_t i = 0; i < n.inputs.size(); ++i) {
-        const shape& operand = detail::entry_meta(n, data_in_name(i))->shape;
-        if (!is_stream_input(g, n, i)) {
-          require(constant_input < 0, "add_hardware_metadata: node {} ({}): both operands are constants; fold "
-                                      "the node into a constant",
-                  n.name, op);
-          require(operand.size() < result.size() || operand[0] == 1 || same_in_every_sample(g[n.inputs[i]]),
-                  "add_hardware_metadata: node {} ({}): the constant {} differs from sample to sample (shape "
-                  "{}); the hardware repeats one sample's constant",
-                  n.name, op, g[n.inputs[i]].name, to_string(operand));
-          constant_input = static_cast<std::int64_t>(i);
-        } else if (operand == result) {
-          if (out_lanes == 0) out_lanes = input_lanes(i);
-        } else {
-          require(broadcast_input < 0 && operand.size() == result.size() && operand[0] == result[0],
-                  "add_hardware_metadata: node {} ({}): its operands {} and {} broadcast into {}; the hardware "
-                  "broadcasts one stream of the result's rank within each sample into a stream of the result's "
-                  "shape",
-                  n.name, op, to_string(detail::entry_meta(n, "data_in_0")->shape),
-                  to_string(detail::entry_meta(n, "data_in_1")->shape), to_string(result));
-          broadcast_input = static_cast<std::int64_t>(i);
-        }
-      }
-      require(out_lanes > 0,
-              "add_hardware_metadata: node {} ({}): no operand is a stream of the result's shape {}; the "
-              "hardware streams the result at such an operand's pace",
-              n.name, op, to_string(result));
-      for (std::size_t i = 0; i < n.inputs.size(); ++i) {
-        const auto k = static_cast<std::int64_t>(i);
-        if (k == constant_input) detail::add_tensor_parameters(params, n, data_in_name(i), {out_lanes});
-        else
-          params.insert_or_assign(fmt::format("DATA_IN_{}_PARALLELISM_DIM_0", i),
-                                  k == broadcast_input ? std::int64_t{1} : out_lanes);
-      }
-      params.insert_or_assign("OPERATION", std::int64_t{op == "add" ? 0 : op == "sub" ? 1 : 2});
-      params.insert_or_assign("CONSTANT_INPUT", constant_input);
-      params.insert_or_assign("BROADCAST_INPUT", broadcast_input);
-      params.insert_or_assign("SAMPLE_BEATS", per_sample(result) / out_lanes);
-      if (broadcast_input >= 0)
-        params.insert_or_assign("BROADCAST_SIZE",
-                                per_sample(detail::entry_meta(n, data_in_name(static_cast<std::size_t>(broadcast_input)))->shape));
-    }
     for (const auto& [role, value] : n.parameters) {
       (void)value;
       h.interface.insert_or_assign(role, interface_entry{});
@@ -615,7 +323,7 @@ MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
   }
 }
 
-MASE_COMPILED_INLINE bool add_hardware_metadata_pass::same_in_every_sample(const node& constant) {
+MASE_COMPILED_INLINE bool detail::same_in_every_sample(const node& constant) {
   const auto value = constant.parameters.find("value");
   if (value == constant.parameters.end() || value->second.rank() == 0) return false;
   const std::span<const float> v = value->second.values();
@@ -625,7 +333,7 @@ MASE_COMPILED_INLINE bool add_hardware_metadata_pass::same_in_every_sample(const
   return true;
 }
 
-MASE_COMPILED_INLINE void add_hardware_metadata_pass::add_window_parameters(ordered_map<verilog_value>& params, const dims& kernel, const dims& stride,
+MASE_COMPILED_INLINE void detail::add_window_parameters(ordered_map<verilog_value>& params, const dims& kernel, const dims& stride,
                                                                             const dims& padding, const dims& dilation) {
   params.insert_or_assign("KERNEL_X", detail::window_dim(kernel, 1, 1));
   params.insert_or_assign("KERNEL_Y", detail::window_dim(kernel, 0, 1));

@@ -54,6 +54,19 @@ struct cost_context {
   std::int64_t stream_cycles = 0;                             // beats of data_in_0 per sample
 };
 
+// What add_hardware_metadata gives a component's descriptor for a node (its stream inputs'
+// parameters already in h.verilog_param): the descriptor adds the component's own parameters in
+// MASE's names, checks what the hardware cannot do, and returns its result's lanes.
+struct metadata_context {
+  const graph& g;
+  const node& n;
+  hardware_meta& h;  // n's
+  std::int64_t batch = 1;                          // as in cost_context
+  std::int64_t stream_limit = 1, tile_limit = 1;   // hardware_options::max_parallelism[0] and [1]
+  std::span<const std::int64_t> lanes{};           // per node of g: the lanes of its result's stream
+  std::int64_t input_lanes(std::size_t i) const { return lanes[n.inputs.at(i).index]; }
+};
+
 // What planning one instance of a component reads: its node and graph, and the bit-exact
 // evaluator's run of the node, from which its ROMs and derived parameters are rendered (never
 // derived again).
@@ -115,6 +128,12 @@ struct component {
   std::span<const std::string_view> needs = {};
   // It takes and gives rank-4 streams in channels-last order (its tables follow the stream order).
   bool channels_last = false;
+  // It sweeps windows over a map with mase_window_sweep (a conv or a pool), which keeps rows
+  // where it can (components/window_cost.hpp's line_buffered) rather than whole samples.
+  bool window_sweep = false;
+  // Its parameters in the hardware metadata (none: its streams' only) and its result's lanes
+  // (none: its first input's).
+  std::int64_t (*metadata)(const metadata_context&) = nullptr;
   // Its structure for the cost model (verilog/cost.hpp); none: a module the model does not know,
   // costed as its input stream's pace and nothing else.
   void (*cost)(const cost_context&, component_cost&) = nullptr;
@@ -122,21 +141,39 @@ struct component {
   void (*plan)(const plan_context&, instance_plan&) = nullptr;
 };
 
+// The modules that only other components and the emitter instantiate (casts, FIFOs, lane
+// converters, ROMs, the sweeps' stages), by name; each op-facing component's name is its
+// descriptor's (verilog/components/).
+namespace module_names {
+inline constexpr std::string_view cast = "mase_cast";
+inline constexpr std::string_view fifo = "mase_fifo";
+inline constexpr std::string_view lanes = "mase_lanes";
+inline constexpr std::string_view line_sweep = "mase_line_sweep";
+inline constexpr std::string_view pixel_sweep = "mase_pixel_sweep";
+inline constexpr std::string_view reciprocal_divide = "mase_reciprocal_divide";
+inline constexpr std::string_view ring_rows = "mase_ring_rows";
+inline constexpr std::string_view rom = "mase_rom";
+inline constexpr std::string_view row_buffer = "mase_row_buffer";
+inline constexpr std::string_view sample_sweep = "mase_sample_sweep";
+inline constexpr std::string_view sweep_stage = "mase_sweep_stage";
+inline constexpr std::string_view tile_accumulate = "mase_tile_accumulate";
+inline constexpr std::string_view window_sweep = "mase_window_sweep";
+}  // namespace module_names
+
 namespace component_timing {
 inline constexpr first_output beat = first_output::after_one_beat;
 inline constexpr first_output sample = first_output::after_a_sample;
 }  // namespace component_timing
 
 namespace component_needs {
-inline constexpr std::array<std::string_view, 1> cast{"mase_cast"};
-inline constexpr std::array<std::string_view, 2> mean{"mase_reciprocal_divide", "mase_cast"};
-inline constexpr std::array<std::string_view, 4> tiles{"mase_row_buffer", "mase_tile_accumulate", "mase_rom", "mase_cast"};
-inline constexpr std::array<std::string_view, 8> conv{"mase_window_sweep", "mase_pixel_sweep", "mase_line_sweep",
-                                                      "mase_sample_sweep", "mase_ring_rows",   "mase_sweep_stage",
-                                                      "mase_rom",          "mase_cast"};
-inline constexpr std::array<std::string_view, 8> pool{"mase_window_sweep", "mase_pixel_sweep",       "mase_line_sweep",
-                                                      "mase_sample_sweep", "mase_ring_rows",         "mase_sweep_stage",
-                                                      "mase_reciprocal_divide", "mase_cast"};
+using namespace module_names;
+inline constexpr std::array<std::string_view, 1> cast{module_names::cast};
+inline constexpr std::array<std::string_view, 2> mean{reciprocal_divide, module_names::cast};
+inline constexpr std::array<std::string_view, 4> tiles{row_buffer, tile_accumulate, rom, module_names::cast};
+inline constexpr std::array<std::string_view, 8> conv{window_sweep, pixel_sweep, line_sweep, sample_sweep,
+                                                      ring_rows,    sweep_stage, rom,        module_names::cast};
+inline constexpr std::array<std::string_view, 8> pool{window_sweep, pixel_sweep, line_sweep, sample_sweep,
+                                                      ring_rows,    sweep_stage, reciprocal_divide, module_names::cast};
 }  // namespace component_needs
 
 // mase's module called `module`, or nullptr (verilog/components.hpp, the registry, defines it).

@@ -4,6 +4,7 @@
 // so the top level passes exactly those).
 
 #include <mase/core/error.hpp>
+#include <mase/ir/ops.hpp>
 #include <mase/verilog/component.hpp>
 #include <mase/verilog/components/mase_batch_norm.hpp>
 #include <mase/verilog/components/mase_binary.hpp>
@@ -50,34 +51,49 @@ namespace mase::verilog {
 inline constexpr std::array component_library{
     components::mase_batch_norm,
     components::mase_binary,
-    component{.module = "mase_cast", .source = rtl::mase_cast},
+    component{.module = module_names::cast, .source = rtl::mase_cast},
     components::mase_cat,
     components::mase_conv2d,
     components::mase_embedding,
-    component{.module = "mase_fifo", .source = rtl::mase_fifo},
-    component{.module = "mase_lanes", .source = rtl::mase_lanes},
+    component{.module = module_names::fifo, .source = rtl::mase_fifo},
+    component{.module = module_names::lanes, .source = rtl::mase_lanes},
     components::mase_layer_norm,
     components::mase_linear,
-    component{.module = "mase_line_sweep", .source = rtl::mase_line_sweep},
+    component{.module = module_names::line_sweep, .source = rtl::mase_line_sweep},
     components::mase_lut,
     components::mase_matmul,
     components::mase_mean,
     components::mase_permute,
-    component{.module = "mase_pixel_sweep", .source = rtl::mase_pixel_sweep},
+    component{.module = module_names::pixel_sweep, .source = rtl::mase_pixel_sweep},
     components::mase_pool2d,
-    component{.module = "mase_reciprocal_divide", .source = rtl::mase_reciprocal_divide},
+    component{.module = module_names::reciprocal_divide, .source = rtl::mase_reciprocal_divide},
     components::mase_relu,
     components::mase_rescale,
-    component{.module = "mase_ring_rows", .source = rtl::mase_ring_rows},
-    component{.module = "mase_rom", .source = rtl::mase_rom},
+    component{.module = module_names::ring_rows, .source = rtl::mase_ring_rows},
+    component{.module = module_names::rom, .source = rtl::mase_rom},
     components::mase_slice,
-    component{.module = "mase_row_buffer", .source = rtl::mase_row_buffer},
-    component{.module = "mase_sample_sweep", .source = rtl::mase_sample_sweep},
+    component{.module = module_names::row_buffer, .source = rtl::mase_row_buffer},
+    component{.module = module_names::sample_sweep, .source = rtl::mase_sample_sweep},
     components::mase_softmax,
-    component{.module = "mase_sweep_stage", .source = rtl::mase_sweep_stage},
-    component{.module = "mase_tile_accumulate", .source = rtl::mase_tile_accumulate},
-    component{.module = "mase_window_sweep", .source = rtl::mase_window_sweep},
+    component{.module = module_names::sweep_stage, .source = rtl::mase_sweep_stage},
+    component{.module = module_names::tile_accumulate, .source = rtl::mase_tile_accumulate},
+    component{.module = module_names::window_sweep, .source = rtl::mase_window_sweep},
 };
+
+// Every module a built-in op's hardware facet names has a descriptor here: checked where the
+// registry compiles, so an op cannot name a component nobody wrote.
+template <class... Ops>
+consteval bool every_facet_has_a_component(op_list<Ops...>) {
+  const auto described = [](const hardware_mapping* h) {
+    if (h == nullptr || h->wired_through()) return true;
+    for (const component& c : component_library)
+      if (c.module == h->module) return !c.source.empty();
+    return false;
+  };
+  return (described(hardware_of<Ops>()) && ...);
+}
+static_assert(every_facet_has_a_component(builtin_ops{}),
+              "a built-in op's hardware facet names a module without a descriptor in component_library");
 
 inline const component* find_component(std::string_view module) noexcept {
   for (const component& c : component_library)

@@ -205,29 +205,12 @@ inline std::int64_t param_int(const node& n, std::string_view key) {
   return std::get<std::int64_t>(it->second);
 }
 
-// Whether a conv or pool component's sweep keeps rows: mase_pixel_sweep (channels-last), or
-// mase_line_sweep (windows_read_one_channel, the RTL's rule in mase_window_sweep) rather than
-// mase_sample_sweep.
-inline bool line_buffered(const node& n) {
-  const std::string_view module = n.meta.hardware.module ? std::string_view(*n.meta.hardware.module) : "";
-  if (module != "mase_conv2d" && module != "mase_pool2d") return false;
-  if (n.meta.hardware.channels_last) return true;
-  const std::int64_t channels = param_int(n, "DATA_IN_0_TENSOR_SIZE_DIM_2");
-  const std::int64_t groups = module == "mase_pool2d" ? channels : param_int(n, "GROUPS");
-  return windows_read_one_channel(channels, groups, param_int(n, "DATA_OUT_0_TENSOR_SIZE_DIM_2"));
-}
 // How many table entries a word of node n's parameter ROMs (weights, bias, batch norm's scale
 // and shift) holds. Channels-last, the lanes of a beat are channels and read their entries in one
-// word: a convolution's output channels, batch norm's channels. Otherwise a word holds one entry.
-inline std::int64_t entries_per_rom_word(const node& n) {
-  if (!n.meta.hardware.channels_last) return 1;
-  const bool conv = n.meta.hardware.module && *n.meta.hardware.module == "mase_conv2d";
-  return param_int(n, conv ? "DATA_OUT_0_PARALLELISM_DIM_0" : "DATA_IN_0_PARALLELISM_DIM_0");
-}
-// The rows of that ring: a window's (KERNEL_Y - 1) * DILATION_Y + 1, and STRIDE_Y more that the
-// next output row reads, so they load while this row is swept.
-inline std::int64_t line_buffer_rows(const node& n) {
-  return (param_int(n, "KERNEL_Y") - 1) * param_int(n, "DILATION_Y") + 1 + param_int(n, "STRIDE_Y");
+// word (`channel_lanes`: a convolution's output lanes, batch norm's input lanes). Otherwise a
+// word holds one entry.
+inline std::int64_t entries_per_rom_word(const node& n, std::int64_t channel_lanes) {
+  return n.meta.hardware.channels_last ? channel_lanes : 1;
 }
 
 constexpr int bits_for(std::int64_t values) noexcept {

@@ -365,7 +365,7 @@ private:
   void write_project(const fs::path& dir) {
     std::set<std::string> modules;
     std::string core = top_core_text(dir, modules);
-    modules.insert("mase_cast");  // edges and components cast with it
+    modules.insert(std::string(module_names::cast));  // edges and components cast with it
     for (const std::string& m : modules) {
       write_text(dir / "rtl" / (m + ".sv"), source_of(m));
       info_.modules.push_back(m);
@@ -631,7 +631,7 @@ private:
         const std::int64_t lanes = sink_lanes(k);
         if (lanes != s.lanes) {
           ++info_.lane_converters;
-          modules.insert("mase_lanes");
+          modules.insert(std::string(module_names::lanes));
           stream = to + "_lanes";
           body += fmt::format("  logic [{}:0] {};\n  logic {}_valid, {}_ready;\n", lanes * s.format.width - 1, stream,
                               stream, stream);
@@ -650,7 +650,7 @@ private:
       }
       // A fork: every reader gets every word through its own FIFO; the producer advances when all have room.
       ++info_.forks;
-      modules.insert("mase_fifo");
+      modules.insert(std::string(module_names::fifo));
       const std::int64_t beats = s.elements_per_sample / s.lanes;
       const std::int64_t bits = s.lanes * s.format.width;
       std::string all_ready;

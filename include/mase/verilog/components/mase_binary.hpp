@@ -78,6 +78,64 @@ inline void plan_of_mase_binary(const plan_context& ctx, instance_plan& plan) {
   plan.parameter("TABLE_WIDTH", width);
 }
 
+// add_hardware_metadata: its parameters beyond its streams', in MASE's names, and its result's lanes.
+inline std::int64_t metadata_of_mase_binary(const metadata_context& ctx) {
+  const node& n = ctx.n;
+  const graph& g = ctx.g;
+  const std::string_view op = n.op_name();
+  auto& params = ctx.h.verilog_param;
+  const auto per_sample = [&](const shape& s) { return mase::detail::per_sample(s, ctx.batch); };
+  std::int64_t out_lanes = ctx.input_lanes(0);
+  // The result streams at the lanes of the first input of its shape; another such stream is
+  // converted to them by the emitter. A constant operand is a table of the result's lanes;
+  // a smaller stream (PyTorch's broadcasting within a sample) is buffered and read per beat.
+  const shape& result = mase::detail::entry_meta(n, "data_out_0")->shape;
+  std::int64_t constant_input = -1, broadcast_input = -1;
+  out_lanes = 0;
+  for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+    const shape& operand = mase::detail::entry_meta(n, data_in_name(i))->shape;
+    if (!is_stream_input(g, n, i)) {
+      require(constant_input < 0, "add_hardware_metadata: node {} ({}): both operands are constants; fold "
+                                  "the node into a constant",
+              n.name, op);
+      require(operand.size() < result.size() || operand[0] == 1 || mase::detail::same_in_every_sample(g[n.inputs[i]]),
+              "add_hardware_metadata: node {} ({}): the constant {} differs from sample to sample (shape "
+              "{}); the hardware repeats one sample's constant",
+              n.name, op, g[n.inputs[i]].name, to_string(operand));
+      constant_input = static_cast<std::int64_t>(i);
+    } else if (operand == result) {
+      if (out_lanes == 0) out_lanes = ctx.input_lanes(i);
+    } else {
+      require(broadcast_input < 0 && operand.size() == result.size() && operand[0] == result[0],
+              "add_hardware_metadata: node {} ({}): its operands {} and {} broadcast into {}; the hardware "
+              "broadcasts one stream of the result's rank within each sample into a stream of the result's "
+              "shape",
+              n.name, op, to_string(mase::detail::entry_meta(n, "data_in_0")->shape),
+              to_string(mase::detail::entry_meta(n, "data_in_1")->shape), to_string(result));
+      broadcast_input = static_cast<std::int64_t>(i);
+    }
+  }
+  require(out_lanes > 0,
+          "add_hardware_metadata: node {} ({}): no operand is a stream of the result's shape {}; the "
+          "hardware streams the result at such an operand's pace",
+          n.name, op, to_string(result));
+  for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+    const auto k = static_cast<std::int64_t>(i);
+    if (k == constant_input) mase::detail::add_tensor_parameters(params, n, data_in_name(i), {out_lanes});
+    else
+      params.insert_or_assign(fmt::format("DATA_IN_{}_PARALLELISM_DIM_0", i),
+                              k == broadcast_input ? std::int64_t{1} : out_lanes);
+  }
+  params.insert_or_assign("OPERATION", std::int64_t{op == "add" ? 0 : op == "sub" ? 1 : 2});
+  params.insert_or_assign("CONSTANT_INPUT", constant_input);
+  params.insert_or_assign("BROADCAST_INPUT", broadcast_input);
+  params.insert_or_assign("SAMPLE_BEATS", per_sample(result) / out_lanes);
+  if (broadcast_input >= 0)
+    params.insert_or_assign("BROADCAST_SIZE",
+                            per_sample(mase::detail::entry_meta(n, data_in_name(static_cast<std::size_t>(broadcast_input)))->shape));
+  return out_lanes;
+}
+
 }  // namespace detail
 
 namespace components {
@@ -89,6 +147,7 @@ inline constexpr component mase_binary{
     .timing = component_timing::sample,
     .needs = component_needs::cast,
     .channels_last = true,
+    .metadata = detail::metadata_of_mase_binary,
     .cost = detail::cost_of_mase_binary,
     .plan = detail::plan_of_mase_binary};
 

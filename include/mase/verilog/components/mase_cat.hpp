@@ -45,6 +45,63 @@ inline void plan_of_mase_cat(const plan_context& ctx, instance_plan& plan) {
   plan.rom("table", std::move(codes), lanes, f.width);
 }
 
+// add_hardware_metadata: its parameters beyond its streams', in MASE's names, and its result's lanes.
+inline std::int64_t metadata_of_mase_cat(const metadata_context& ctx) {
+  const node& n = ctx.n;
+  const graph& g = ctx.g;
+  const std::int64_t batch = ctx.batch;
+  const std::int64_t stream_limit = ctx.stream_limit;
+  auto& params = ctx.h.verilog_param;
+  const fixed_fmt out_fmt = mase::detail::hardware_format(n, "data_out_0");
+  const auto per_sample = [&](const shape& s) { return mase::detail::per_sample(s, ctx.batch); };
+  const auto* join = &n.as<op::cat>();
+  std::int64_t out_lanes = ctx.input_lanes(0);
+  // Per index of the dimensions before the joined one (within the sample), a chunk of
+  // operand 0 then one of operand 1, both at the result's lanes (the emitter converts a
+  // stream); a constant operand is a table of its words.
+  require(n.inputs.size() == 2,
+          "add_hardware_metadata: node {} (cat): the hardware joins two operands; this one joins {} "
+          "(split it into a chain of cats)",
+          n.name, n.inputs.size());
+  const shape& result = mase::detail::entry_meta(n, "data_out_0")->shape;
+  const std::int64_t d = mase::detail::sample_dim(join->dim, result, batch);
+  require(d > 0, "add_hardware_metadata: node {} (cat): the hardware joins within each sample; this one joins "
+          "along the batch dimension", n.name);
+  const shape result_sample = mase::detail::sample_shape(result, batch);
+  std::int64_t outer = 1;
+  for (std::int64_t a = 1; a < d; ++a) outer *= result_sample[a];
+  // channels-last, channels are innermost: a chunk of each per pixel (the support check allows dim 1 only)
+  if (mase::detail::channels_last_entry(n, "data_out_0")) outer = result[2] * result[3];
+  std::array<std::int64_t, 2> chunk{};
+  std::int64_t constant_input = -1;
+  for (std::size_t i = 0; i < 2; ++i) {
+    const shape& operand = mase::detail::entry_meta(n, data_in_name(i))->shape;
+    require(mase::detail::hardware_format(n, data_in_name(i)) == out_fmt,
+            "add_hardware_metadata: node {} (cat): its {} has format {} and its result {}; quantize the cat "
+            "so that every input takes data_in's format",
+            n.name, data_in_name(i), to_string(mase::detail::entry_meta(n, data_in_name(i))->precision),
+            to_string(mase::detail::entry_meta(n, "data_out_0")->precision));
+    chunk[i] = per_sample(operand) / outer;
+    if (!is_stream_input(g, n, i)) {
+      require(constant_input < 0, "add_hardware_metadata: node {} (cat): both operands are constants; fold "
+              "the node into a constant", n.name);
+      require(batch == 1 || operand[0] == 1,
+              "add_hardware_metadata: node {} (cat): the constant {} has a batch of {}; the hardware repeats "
+              "one sample's constant", n.name, g[n.inputs[i]].name, operand[0]);
+      constant_input = static_cast<std::int64_t>(i);
+    }
+  }
+  out_lanes = largest_divisor_at_most(std::gcd(chunk[0], chunk[1]), stream_limit);
+  for (std::size_t i = 0; i < 2; ++i) {
+    if (static_cast<std::int64_t>(i) == constant_input) mase::detail::add_tensor_parameters(params, n, data_in_name(i), {out_lanes});
+    else params.insert_or_assign(fmt::format("DATA_IN_{}_PARALLELISM_DIM_0", i), out_lanes);
+    params.insert_or_assign(fmt::format("CHUNK_{}_BEATS", i), chunk[i] / out_lanes);
+  }
+  params.insert_or_assign("CONSTANT_INPUT", constant_input);
+  params.insert_or_assign("TABLE_BEATS", constant_input < 0 ? 1 : outer * chunk[static_cast<std::size_t>(constant_input)] / out_lanes);
+  return out_lanes;
+}
+
 }  // namespace detail
 
 namespace components {
@@ -55,6 +112,7 @@ inline constexpr component mase_cat{
     .source = rtl::mase_cat,
     .timing = component_timing::sample,
     .exact_by_formats = true,
+    .metadata = detail::metadata_of_mase_cat,
     .cost = detail::cost_of_mase_cat,
     .plan = detail::plan_of_mase_cat};
 

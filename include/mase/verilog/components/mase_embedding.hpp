@@ -45,6 +45,22 @@ inline void plan_of_mase_embedding(const plan_context& ctx, instance_plan& plan)
   plan.rom("weight", std::move(codes), param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0"), out.width);
 }
 
+// add_hardware_metadata: its parameters beyond its streams', in MASE's names, and its result's lanes.
+inline std::int64_t metadata_of_mase_embedding(const metadata_context& ctx) {
+  const node& n = ctx.n;
+  const std::int64_t stream_limit = ctx.stream_limit;
+  auto& params = ctx.h.verilog_param;
+  const auto* table = &n.as<op::embedding>();
+  std::int64_t out_lanes = ctx.input_lanes(0);
+  // Rows of the ROM (the table in the result's format) stream out at the innermost
+  // dimension's lanes.
+  out_lanes = largest_divisor_at_most(table->embedding_dim, stream_limit);
+  mase::detail::add_tensor_parameters(params, n, "weight", {out_lanes});
+  params.insert_or_assign("ROWS", table->num_embeddings);
+  params.insert_or_assign("ROW_LENGTH", table->embedding_dim);
+  return out_lanes;
+}
+
 }  // namespace detail
 
 namespace components {
@@ -54,6 +70,7 @@ inline constexpr component mase_embedding{
     .source = rtl::mase_embedding,
     .timing = component_timing::sample,
     .exact_by_formats = true,
+    .metadata = detail::metadata_of_mase_embedding,
     .cost = detail::cost_of_mase_embedding,
     .plan = detail::plan_of_mase_embedding};
 

@@ -54,6 +54,31 @@ inline void plan_of_mase_layer_norm(const plan_context& ctx, instance_plan& plan
   }
 }
 
+// add_hardware_metadata: its parameters beyond its streams', in MASE's names, and its result's lanes.
+inline std::int64_t metadata_of_mase_layer_norm(const metadata_context& ctx) {
+  const node& n = ctx.n;
+  const std::string_view op = n.op_name();
+  auto& params = ctx.h.verilog_param;
+  std::int64_t out_lanes = ctx.input_lanes(0);
+  // Rows of the normalized (trailing) dimensions stream one after another.
+  const auto* layer = n.op.get_if<op::layer_norm>();
+  const dims& normalized = layer ? layer->normalized_shape : n.op.get_if<op::rms_norm>()->normalized_shape;
+  std::int64_t row = 1;
+  for (std::int64_t d : normalized) row *= d;
+  require(row % ctx.input_lanes(0) == 0,
+          "add_hardware_metadata: node {} ({}): its input arrives {} lanes wide, which does not divide "
+          "its rows of {}; lower max_parallelism[0]",
+          n.name, op, ctx.input_lanes(0), row);
+  params.insert_or_assign("ROW_LENGTH", row);
+  params.insert_or_assign("CENTRED", layer != nullptr);
+  for (const char* role : {"weight", "bias"}) {
+    const bool present = n.parameters.find(role) != n.parameters.end();
+    if (present) mase::detail::add_tensor_parameters(params, n, role, {ctx.input_lanes(0)});  // fixed point, or an error
+    params.insert_or_assign(std::string(role) == "weight" ? "HAS_WEIGHT" : "HAS_BIAS", present);
+  }
+  return out_lanes;
+}
+
 }  // namespace detail
 
 namespace components {
@@ -64,6 +89,7 @@ inline constexpr component mase_layer_norm{
     .source = rtl::mase_layer_norm,
     .timing = component_timing::sample,
     .needs = component_needs::cast,
+    .metadata = detail::metadata_of_mase_layer_norm,
     .cost = detail::cost_of_mase_layer_norm,
     .plan = detail::plan_of_mase_layer_norm};
 

@@ -57,6 +57,26 @@ inline void plan_of_mase_linear(const plan_context& ctx, instance_plan& plan) {
   plan.multipliers = p0 * p1;
 }
 
+// add_hardware_metadata: its parameters beyond its streams', in MASE's names, and its result's lanes.
+inline std::int64_t metadata_of_mase_linear(const metadata_context& ctx) {
+  const node& n = ctx.n;
+  const std::int64_t tile_limit = ctx.tile_limit;
+  auto& params = ctx.h.verilog_param;
+  const auto* lin = &n.as<op::linear>();
+  std::int64_t out_lanes = ctx.input_lanes(0);
+  const std::int64_t p0 = ctx.input_lanes(0);
+  require(lin->in_features % p0 == 0,
+          "add_hardware_metadata: node {} (linear): its input arrives {} lanes wide, which does not "
+                      "divide in_features {}; lower max_parallelism[0]",
+                      n.name, p0, lin->in_features);
+  const std::int64_t p1 = largest_divisor_at_most(lin->out_features, tile_limit);
+  out_lanes = p1;
+  mase::detail::add_tensor_parameters(params, n, "weight", {p0, p1});
+  if (lin->bias) mase::detail::add_tensor_parameters(params, n, "bias", {p1});
+  params.insert_or_assign("HAS_BIAS", lin->bias);
+  return out_lanes;
+}
+
 }  // namespace detail
 
 namespace components {
@@ -67,6 +87,7 @@ inline constexpr component mase_linear{
     .source = rtl::mase_linear,
     .timing = component_timing::sample,
     .needs = component_needs::tiles,
+    .metadata = detail::metadata_of_mase_linear,
     .cost = detail::cost_of_mase_linear,
     .plan = detail::plan_of_mase_linear};
 

@@ -49,6 +49,32 @@ inline void plan_of_mase_matmul(const plan_context& ctx, instance_plan& plan) {
   plan.multipliers = p("DATA_IN_0_PARALLELISM_DIM_0") * p("DATA_OUT_0_PARALLELISM_DIM_0");
 }
 
+// add_hardware_metadata: its parameters beyond its streams', in MASE's names, and its result's lanes.
+inline std::int64_t metadata_of_mase_matmul(const metadata_context& ctx) {
+  const node& n = ctx.n;
+  const std::int64_t tile_limit = ctx.tile_limit;
+  const std::string_view op = n.op_name();
+  auto& params = ctx.h.verilog_param;
+  std::int64_t out_lanes = ctx.input_lanes(0);
+  // Matrix pairs stream one after another: A [..., M, K] and B [..., K, N] with the same
+  // leading dimensions (the hardware does not broadcast).
+  const shape& a = mase::detail::entry_meta(n, "data_in_0")->shape;
+  const shape& b = mase::detail::entry_meta(n, "data_in_1")->shape;
+  require(a.size() >= 2 && a.size() == b.size() && std::equal(a.begin(), a.end() - 2, b.begin()),
+          "add_hardware_metadata: node {} ({}): the hardware multiplies matrix pairs of equal "
+                      "leading dimensions ([..., M, K] · [..., K, N]); broadcast the operands first",
+                      n.name, op);
+  require(a.back() % ctx.input_lanes(0) == 0,
+          "add_hardware_metadata: node {} ({}): its first input arrives {} lanes wide, which must "
+          "divide K = {}; lower max_parallelism[0]",
+          n.name, op, ctx.input_lanes(0), a.back());
+  out_lanes = largest_divisor_at_most(b.back(), tile_limit);
+  // B arrives at the output's lanes (the emitter converts it): a beat is one word of its
+  // memories.
+  params.insert_or_assign("DATA_IN_1_PARALLELISM_DIM_0", out_lanes);
+  return out_lanes;
+}
+
 }  // namespace detail
 
 namespace components {
@@ -58,6 +84,7 @@ inline constexpr component mase_matmul{
     .source = rtl::mase_matmul,
     .timing = component_timing::sample,
     .needs = component_needs::tiles,
+    .metadata = detail::metadata_of_mase_matmul,
     .cost = detail::cost_of_mase_matmul,
     .plan = detail::plan_of_mase_matmul};
 

@@ -45,6 +45,41 @@ inline void plan_of_mase_mean(const plan_context& ctx, instance_plan& plan) {
   add_divide_parameters(plan, rule);
 }
 
+// add_hardware_metadata: its parameters beyond its streams', in MASE's names, and its result's lanes.
+inline std::int64_t metadata_of_mase_mean(const metadata_context& ctx) {
+  const node& n = ctx.n;
+  const std::string_view op = n.op_name();
+  auto& params = ctx.h.verilog_param;
+  std::int64_t out_lanes = ctx.input_lanes(0);
+  // Runs of `count` consecutive values (a channel's plane) stream one after another; one mean
+  // per run leaves on one lane.
+  const std::int64_t count = eval::averaged_count(n);
+  require(count > 0,
+          "add_hardware_metadata: node {} ({}): the hardware averages trailing dimensions (global average "
+          "pooling: mean over dims [2, 3] of [N, C, H, W], or an adaptive average pool to size 1); this "
+          "node averages others",
+          n.name, op);
+  if (mase::detail::channels_last_entry(n, "data_in_0")) {
+    // Pixels of every channel in turn: a sum per channel, and a beat of means after the last pixel.
+    const std::int64_t channels = mase::detail::entry_meta(n, "data_in_0")->shape[1];
+    require(channels % ctx.input_lanes(0) == 0,
+            "add_hardware_metadata: node {} ({}): its input arrives {} lanes wide, which does not divide its "
+            "{} channels; lower max_parallelism[0]",
+            n.name, op, ctx.input_lanes(0), channels);
+    params.insert_or_assign("CHANNELS", channels);
+    out_lanes = ctx.input_lanes(0);
+  } else {
+    require(count % ctx.input_lanes(0) == 0,
+            "add_hardware_metadata: node {} ({}): its input arrives {} lanes wide, which does not divide its "
+            "runs of {} averaged values; lower max_parallelism[0]",
+            n.name, op, ctx.input_lanes(0), count);
+    out_lanes = 1;
+  }
+  params.insert_or_assign("COUNT", count);
+  params.insert_or_assign("CHANNELS_LAST", mase::detail::channels_last_entry(n, "data_in_0"));
+  return out_lanes;
+}
+
 }  // namespace detail
 
 namespace components {
@@ -56,6 +91,7 @@ inline constexpr component mase_mean{
     .timing = component_timing::sample,
     .needs = component_needs::mean,
     .channels_last = true,
+    .metadata = detail::metadata_of_mase_mean,
     .cost = detail::cost_of_mase_mean,
     .plan = detail::plan_of_mase_mean};
 

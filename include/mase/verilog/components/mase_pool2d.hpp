@@ -29,6 +29,49 @@ inline void plan_of_mase_pool2d(const plan_context& ctx, instance_plan& plan) {
   add_divide_parameters(plan, rules.by_divisor.front());
 }
 
+// add_hardware_metadata: its parameters beyond its streams', in MASE's names, and its result's lanes.
+inline std::int64_t metadata_of_mase_pool2d(const metadata_context& ctx) {
+  const node& n = ctx.n;
+  const std::int64_t stream_limit = ctx.stream_limit;
+  auto& params = ctx.h.verilog_param;
+  std::int64_t out_lanes = ctx.input_lanes(0);
+  if (const auto* maxp = n.op.get_if<op::max_pool2d>()) {
+    // ceil_mode's windows past the padded input read the sweep's padding code, which never wins.
+    require(mase::detail::hardware_format(n, "data_in_0") == mase::detail::hardware_format(n, "data_out_0"),
+            "add_hardware_metadata: node {} (max_pool2d): its input and result formats differ; a max "
+                        "pool keeps its input's format",
+                        n.name);
+    out_lanes = largest_divisor_at_most(mase::detail::stream_innermost(n, "data_out_0"), stream_limit);
+    params.insert_or_assign("MODE", std::int64_t{0});
+    params.insert_or_assign("CHANNELS_LAST", ctx.h.channels_last);
+    mase::detail::add_window_parameters(params, maxp->kernel_size, maxp->stride.empty() ? maxp->kernel_size : maxp->stride,
+                          maxp->padding, maxp->dilation);
+  } else {
+    const auto* avgp = &n.as<op::avg_pool2d>();
+    // Checked before its result's format is read: without hardware_formats, quantize leaves a
+    // pool of a divisor other than 2^a float.
+    const tensor_meta* result = mase::detail::entry_meta(n, "data_out_0");
+    require(result != nullptr && result->precision.holds<fixed_fmt>(),
+            "add_hardware_metadata: node {} (avg_pool2d): its result has no fixed-point format; quantize gives "
+            "one to a pool of fixed-point values whose divisor is a power of two, and to any other with "
+            "quantize_config::hardware_formats (mase emit-verilog sets it)",
+            n.name);
+    const std::optional<eval::window_mean_rule> rules = eval::window_mean_rule_of(
+        n, *avgp, mase::detail::hardware_format(n, "data_in_0"), result->precision.get<fixed_fmt>());
+    require(rules.has_value() && rules->uniform_divisor() > 0,
+            "add_hardware_metadata: node {} (avg_pool2d): the hardware divides every window by one constant, "
+            "but this pool's windows take {} divisors{}; use count_include_pad=True, no ceil_mode windows "
+            "past the padding, or a divisor_override",
+            n.name, rules ? rules->by_divisor.size() : 0, avgp->ceil_mode ? " (ceil_mode)" : "");
+    out_lanes = largest_divisor_at_most(mase::detail::stream_innermost(n, "data_out_0"), stream_limit);
+    params.insert_or_assign("MODE", std::int64_t{1});
+    params.insert_or_assign("CHANNELS_LAST", ctx.h.channels_last);
+    mase::detail::add_window_parameters(params, avgp->kernel_size, avgp->stride.empty() ? avgp->kernel_size : avgp->stride,
+                          avgp->padding, dims{1});
+  }
+  return out_lanes;
+}
+
 }  // namespace detail
 
 namespace components {
@@ -43,6 +86,8 @@ inline constexpr component mase_pool2d{
     .exact_by_formats = true,
     .needs = component_needs::pool,
     .channels_last = true,
+    .window_sweep = true,
+    .metadata = detail::metadata_of_mase_pool2d,
     .cost = detail::cost_of_mase_pool2d,
     .plan = detail::plan_of_mase_pool2d};
 

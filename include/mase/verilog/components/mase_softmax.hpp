@@ -41,6 +41,26 @@ inline void plan_of_mase_softmax(const plan_context& ctx, instance_plan& plan) {
   plan.parameter("EXP_TABLE_SIZE", static_cast<std::int64_t>(rule.exp_table.size()));
 }
 
+// add_hardware_metadata: its parameters beyond its streams', in MASE's names, and its result's lanes.
+inline std::int64_t metadata_of_mase_softmax(const metadata_context& ctx) {
+  const node& n = ctx.n;
+  auto& params = ctx.h.verilog_param;
+  const auto* soft = &n.as<op::softmax>();
+  std::int64_t out_lanes = ctx.input_lanes(0);
+  // Rows of the last dimension stream one after another, each a whole number of beats.
+  const shape& in = mase::detail::entry_meta(n, "data_in_0")->shape;
+  require(!in.empty() && (soft->dim == -1 || soft->dim == static_cast<std::int64_t>(in.size()) - 1),
+          "add_hardware_metadata: node {} (softmax): the hardware normalizes over the last dimension; "
+          "this one is over dimension {} of {}",
+          n.name, soft->dim, in.size());
+  require(in.back() % ctx.input_lanes(0) == 0,
+          "add_hardware_metadata: node {} (softmax): its input arrives {} lanes wide, which does not "
+          "divide its rows of {}; lower max_parallelism[0]",
+          n.name, ctx.input_lanes(0), in.back());
+  params.insert_or_assign("ROW_LENGTH", in.back());
+  return out_lanes;
+}
+
 }  // namespace detail
 
 namespace components {
@@ -50,6 +70,7 @@ inline constexpr component mase_softmax{
     .module = "mase_softmax",
     .source = rtl::mase_softmax,
     .timing = component_timing::sample,
+    .metadata = detail::metadata_of_mase_softmax,
     .cost = detail::cost_of_mase_softmax,
     .plan = detail::plan_of_mase_softmax};
 

@@ -11,6 +11,24 @@
 
 namespace mase::verilog::detail {
 
+// Whether a conv or pool component's sweep keeps rows: mase_pixel_sweep (channels-last), or
+// mase_line_sweep (windows_read_one_channel, the RTL's rule in mase_window_sweep) rather than
+// mase_sample_sweep.
+inline bool line_buffered(const node& n) {
+  const component* c = n.meta.hardware.module ? find_component(*n.meta.hardware.module) : nullptr;
+  if (c == nullptr || !c->window_sweep) return false;
+  if (n.meta.hardware.channels_last) return true;
+  const std::int64_t channels = param_int(n, "DATA_IN_0_TENSOR_SIZE_DIM_2");
+  const auto groups = n.meta.hardware.verilog_param.find("GROUPS");  // a pool's windows: one channel each
+  return windows_read_one_channel(channels, groups == n.meta.hardware.verilog_param.end() ? channels : param_int(n, "GROUPS"),
+                                  param_int(n, "DATA_OUT_0_TENSOR_SIZE_DIM_2"));
+}
+// The rows of that ring: a window's (KERNEL_Y - 1) * DILATION_Y + 1, and STRIDE_Y more that the
+// next output row reads, so they load while this row is swept.
+inline std::int64_t line_buffer_rows(const node& n) {
+  return (param_int(n, "KERNEL_Y") - 1) * param_int(n, "DILATION_Y") + 1 + param_int(n, "STRIDE_Y");
+}
+
 inline void window_cost(const cost_context& ctx, component_cost& c, bool conv) {
   using mase::detail::hardware_format;
   const node& n = ctx.n;
@@ -25,7 +43,7 @@ inline void window_cost(const cost_context& ctx, component_cost& c, bool conv) {
   // Channels-last, one ring of rows of every channel serves all lanes (mase_pixel_sweep), and a
   // weight word holds a beat's output channels. Otherwise each output lane keeps its own copy of
   // the buffer: a ring of rows of one channel, or both banks of the sample (mase_window_sweep).
-  const std::int64_t per_word = entries_per_rom_word(n);
+  const std::int64_t per_word = entries_per_rom_word(n, p(conv ? "DATA_OUT_0_PARALLELISM_DIM_0" : "DATA_IN_0_PARALLELISM_DIM_0"));
   if (n.meta.hardware.channels_last)
     c.memories.push_back({"line buffer", in_lanes * x.width,
                           line_buffer_rows(n) * p("DATA_IN_0_TENSOR_SIZE_DIM_0") * channels / in_lanes, 1, false});
