@@ -2,11 +2,11 @@
 # The whole test suite, as CI runs it (.ci/run): run from the repository root after installing
 # tools/debian-packages.txt. Each stage prints its wall time.
 #   1. release:  the tests, benchmarks, examples and tool at -O2, warnings as errors;
-#   2. sanitize: the tests again under AddressSanitizer + UndefinedBehaviorSanitizer;
+#   2. sanitize: clang 14 builds the tests, the tool and every libFuzzer target under
+#                AddressSanitizer + UndefinedBehaviorSanitizer, runs the tests again and replays
+#                each fuzz target's corpus with its libFuzzer binary;
 #   3. plain:    a bare configure (no preset: CMake's Release at -O3, the compiler's own warnings,
-#                none as errors), as a user's project builds mase: the library, examples and tool;
-#   4. clang:    clang 14 builds the library, the tool and every libFuzzer target, and each fuzz
-#                target replays its corpus.
+#                none as errors), as a user's project builds mase: the library, examples and tool.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,9 +27,7 @@ plain() {
         "${launcher[@]}"
   cmake --build build/plain -j2
 }
-clang() { cmake --preset clang && cmake --build --preset clang && ctest --preset clang; }
 
 stage release release
 stage sanitize sanitize
 stage plain plain
-stage clang clang
