@@ -2,8 +2,9 @@
 // of this file, imported from an ONNX node of a custom domain, evaluated in float against
 // PyTorch's output, counted by estimate_flops, saved to a checkpoint and loaded back through a
 // vocabulary that has it, then quantized, evaluated bit-exact with its own integer rule,
-// emitted with its own SystemVerilog component and simulated in Verilator against the bit-exact
-// evaluator. Nothing in mase is edited or registered globally.
+// costed, emitted and simulated in Verilator against the bit-exact evaluator through its own
+// component descriptor (its SystemVerilog text and cost). Nothing in mase is edited or registered
+// globally.
 //
 //   custom_op [data_dir [output_dir]]   (default: the source tree's examples/data, ./custom_op_out)
 //
@@ -13,6 +14,7 @@
 #include <mase/io/onnx/importer.hpp>  // the API of a converter
 #include <mase/mase.hpp>
 #include <mase/verilog.hpp>
+#include <mase/verilog/cost.hpp>
 
 #include <fmt/format.h>
 
@@ -24,6 +26,48 @@
 #define MASE_DEMO_DATA "examples/data"
 #endif
 
+// The component, written by the user: one comparison per lane, valid/ready straight through.
+constexpr std::string_view user_hard_shrink_sv = R"sv(// hard_shrink: x where |x| > THRESHOLD (in input codes), else 0, in the input's format.
+module user_hard_shrink #(
+    parameter int DATA_IN_0_PRECISION_0 = 8,
+    parameter int DATA_IN_0_PARALLELISM_DIM_0 = 1,
+    parameter int THRESHOLD = 0
+) (
+    input  logic [DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0-1:0] data_in_0,
+    input  logic                                                         data_in_0_valid,
+    output logic                                                         data_in_0_ready,
+    output logic [DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0-1:0] data_out_0,
+    output logic                                                         data_out_0_valid,
+    input  logic                                                         data_out_0_ready
+);
+  localparam int W = DATA_IN_0_PRECISION_0;
+  for (genvar lane = 0; lane < DATA_IN_0_PARALLELISM_DIM_0; lane++) begin : g_lane
+    logic signed [W-1:0] x;
+    assign x = data_in_0[lane*W+:W];
+    assign data_out_0[lane*W+:W] = (32'(x) > THRESHOLD || 32'(x) < -THRESHOLD) ? x : '0;
+  end
+  assign data_out_0_valid = data_in_0_valid;
+  assign data_in_0_ready  = data_out_0_ready;
+endmodule
+)sv";
+
+// Its cost for estimate_hardware_cost and the search (verilog/cost.hpp): a beat a cycle; per
+// lane two comparisons of the input's width and a select of the result's.
+void hard_shrink_cost(const mase::verilog::cost_context& ctx, mase::verilog::component_cost& c) {
+  c.cycles_per_sample = ctx.stream_cycles;
+  c.adder_bits = 2 * ctx.in_lanes * ctx.x.width;
+  c.select_bits = ctx.out_lanes * ctx.out.width;
+}
+
+// The component's descriptor (verilog/component.hpp): everything the hardware flow needs of it.
+// The op's hardware facet points at it, so add_hardware_metadata, the emitter and the cost model
+// find it without anything registered.
+inline constexpr mase::verilog::component user_hard_shrink{
+    .module = "user_hard_shrink",
+    .source = user_hard_shrink_sv,
+    .timing = mase::verilog::component_timing::beat,  // each output beat follows from its input beat
+    .cost = hard_shrink_cost};
+
 // The op: the contract every op has, and the facets this one brings as members.
 struct hard_shrink {
   double lambda = 0.5;
@@ -34,7 +78,7 @@ struct hard_shrink {
   static constexpr mase::quantizable quantization{};  // quantize gives it data_in and data_out formats
   // Its results are its inputs or 0: its input's fixed-point format holds them exactly.
   static constexpr mase::result_format_rule result_format = mase::result_format_rule::same_as_input;
-  static constexpr mase::hardware_mapping hardware{"user_hard_shrink"};  // the module below
+  static constexpr mase::hardware_mapping hardware{.module = "user_hard_shrink", .component = &user_hard_shrink};
   static constexpr mase::arity inputs{1, 1};
   static constexpr auto attributes() { return mase::attribute_list{mase::attribute("lambda", &hard_shrink::lambda)}; }
   constexpr mase::shape_result infer_shapes(std::span<const mase::shape> in) const { return mase::shape_ok(in[0]); }
@@ -84,30 +128,6 @@ struct hard_shrink {
   }
 };
 
-// The component, written by the user: one comparison per lane, valid/ready straight through.
-constexpr std::string_view user_hard_shrink_sv = R"sv(// hard_shrink: x where |x| > THRESHOLD (in input codes), else 0, in the input's format.
-module user_hard_shrink #(
-    parameter int DATA_IN_0_PRECISION_0 = 8,
-    parameter int DATA_IN_0_PARALLELISM_DIM_0 = 1,
-    parameter int THRESHOLD = 0
-) (
-    input  logic [DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0-1:0] data_in_0,
-    input  logic                                                         data_in_0_valid,
-    output logic                                                         data_in_0_ready,
-    output logic [DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0-1:0] data_out_0,
-    output logic                                                         data_out_0_valid,
-    input  logic                                                         data_out_0_ready
-);
-  localparam int W = DATA_IN_0_PRECISION_0;
-  for (genvar lane = 0; lane < DATA_IN_0_PARALLELISM_DIM_0; lane++) begin : g_lane
-    logic signed [W-1:0] x;
-    assign x = data_in_0[lane*W+:W];
-    assign data_out_0[lane*W+:W] = (32'(x) > THRESHOLD || 32'(x) < -THRESHOLD) ? x : '0;
-  end
-  assign data_out_0_valid = data_in_0_valid;
-  assign data_in_0_ready  = data_out_0_ready;
-endmodule
-)sv";
 
 // The ONNX converter for com.example.HardShrink (attribute "lambd", as torch spells it).
 void convert_hard_shrink(mase::onnx::importer& c) {
@@ -161,8 +181,15 @@ int main(int argc, char** argv) {
     const bool shrink_exact = exact.runs_bit_exact(hardware.id("shrink"));
     std::cout << "== 5. Quantized; the bit-exact evaluator runs shrink with the user's integer rule: "
               << (shrink_exact ? "yes" : "NO") << "\n";
-    const mase::verilog::emit_info emitted = mase::verilog::emit_verilog_project(
-        hardware, {.project_dir = out / "custom_op_rtl", .components = {{"user_hard_shrink", std::string(user_hard_shrink_sv)}}});
+    const mase::verilog::hardware_cost cost = mase::verilog::estimate_hardware_cost(hardware);
+    for (const mase::verilog::component_cost& c : cost.components)
+      if (c.node == "shrink")
+        std::cout << fmt::format("   its cost, from its descriptor: {} cycles per sample, {} adder bits, {} select bits "
+                                 "({}); the design: {:.0f} LUTs, {} cycles per sample\n",
+                                 c.cycles_per_sample, c.adder_bits, c.select_bits, c.modelled ? "modelled" : "NOT MODELLED",
+                                 cost.resources.luts, cost.cycles_per_sample);
+    const mase::verilog::emit_info emitted =
+        mase::verilog::emit_verilog_project(hardware, {.project_dir = out / "custom_op_rtl"});
     const mase::verilog::simulation_result sim =
         mase::verilog::simulate(emitted.project_dir, mase::verilog::simulator::verilator);
     std::cout << fmt::format("== 6. Emitted {} with the user's component, simulated in Verilator against the "

@@ -83,8 +83,10 @@ MASE_COMPILED_INLINE bool keeps_element_order(const node& n);
 // reshape, view, dropout, identity: the same row-major stream).
 MASE_COMPILED_INLINE bool is_implicit_in_hardware(const node& n);
 
-// The modules a component's module instantiates, itself included.
+// The modules a component's module instantiates, itself included: of mase's module by its name,
+// or of a component's descriptor (a user's, hardware_mapping::component).
 MASE_COMPILED_INLINE std::vector<std::string> hardware_dependence_files(std::string_view module);
+MASE_COMPILED_INLINE std::vector<std::string> hardware_dependence_files(const verilog::component& c);
 
 // The largest divisor of size that is at most limit (at least 1).
 constexpr std::int64_t largest_divisor_at_most(std::int64_t size, std::int64_t limit) noexcept {

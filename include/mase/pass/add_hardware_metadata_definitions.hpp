@@ -77,9 +77,13 @@ std::string hardware_op_names(op_list<Ops...>, bool wired) {
 }  // namespace detail
 
 MASE_COMPILED_INLINE std::vector<std::string> hardware_dependence_files(std::string_view module) {
-  std::vector<std::string> files{fmt::format("{}.sv", module)};
-  if (const verilog::component* c = verilog::find_component(module))
-    for (std::string_view needed : c->needs) files.push_back(fmt::format("{}.sv", needed));
+  if (const verilog::component* c = verilog::find_component(module)) return hardware_dependence_files(*c);
+  return {fmt::format("{}.sv", module)};
+}
+
+MASE_COMPILED_INLINE std::vector<std::string> hardware_dependence_files(const verilog::component& c) {
+  std::vector<std::string> files{fmt::format("{}.sv", c.module)};
+  for (std::string_view needed : c.needs) files.push_back(fmt::format("{}.sv", needed));
   return files;
 }
 
@@ -171,7 +175,7 @@ MASE_COMPILED_INLINE void check_channels_last_support(const graph& g, const node
                             "channels_last (mase emit-verilog without --channels-last)",
                             n.name, n.op_name(), why));
   };
-  if (const verilog::component* c = verilog::find_component(module); c != nullptr && c->channels_last) return;
+  if (const verilog::component* c = verilog::component_of(n); c != nullptr && c->channels_last) return;
   if (const auto* join = n.op.get_if<op::cat>()) {
     const std::int64_t dim = join->dim < 0 ? join->dim + 4 : join->dim;
     if (dim != 1) refuse(fmt::format("joins along dimension {}, not the channels", join->dim));
@@ -277,7 +281,8 @@ MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
                               n.name, op, detail::hardware_op_names(builtin_ops{}, false),
                               detail::hardware_op_names(builtin_ops{}, true)));
     h.module = std::string(component->module);
-    h.dependence_files = hardware_dependence_files(component->module);
+    h.dependence_files = component->component != nullptr ? hardware_dependence_files(*component->component)
+                                                          : hardware_dependence_files(component->module);
     detail::check_channels_last_support(g, n);
     for (std::size_t i = 0; i < stream_input_count(n); ++i) {
       if (!is_stream_input(g, n, i)) continue;  // a constant operand: its table has the result's lanes
@@ -307,7 +312,7 @@ MASE_COMPILED_INLINE void add_hardware_metadata_pass::run(graph& g) const {
     }
     // The component's own parameters and its result's lanes (its descriptor, verilog/components/).
     std::int64_t out_lanes = input_lanes(0);
-    if (const verilog::component* c = verilog::find_component(component->module); c != nullptr && c->metadata != nullptr)
+    if (const verilog::component* c = verilog::component_of(n); c != nullptr && c->metadata != nullptr)
       out_lanes = c->metadata({.g = g, .n = n, .h = h, .batch = batch, .stream_limit = stream_limit,
                                .tile_limit = tile_limit, .lanes = lanes});
     auto& params = h.verilog_param;

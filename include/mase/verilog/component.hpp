@@ -179,4 +179,8 @@ inline constexpr std::array<std::string_view, 8> pool{window_sweep, pixel_sweep,
 // mase's module called `module`, or nullptr (verilog/components.hpp, the registry, defines it).
 inline const component* find_component(std::string_view module) noexcept;
 
+// Node n's component: its op's own descriptor (hardware_mapping::component, a user's), or mase's
+// by the module its hardware metadata names (else its op's facet names), or nullptr.
+inline const component* component_of(const node& n) noexcept;
+
 }  // namespace mase::verilog

@@ -85,7 +85,7 @@ inline constexpr std::array component_library{
 template <class... Ops>
 consteval bool every_facet_has_a_component(op_list<Ops...>) {
   const auto described = [](const hardware_mapping* h) {
-    if (h == nullptr || h->wired_through()) return true;
+    if (h == nullptr || h->wired_through() || h->component != nullptr) return true;
     for (const component& c : component_library)
       if (c.module == h->module) return !c.source.empty();
     return false;
@@ -99,6 +99,13 @@ inline const component* find_component(std::string_view module) noexcept {
   for (const component& c : component_library)
     if (c.module == module) return &c;
   return nullptr;
+}
+
+inline const component* component_of(const node& n) noexcept {
+  const hardware_mapping* facet = n.op.hardware();
+  if (facet != nullptr && facet->component != nullptr) return facet->component;
+  if (n.meta.hardware.module) return find_component(*n.meta.hardware.module);
+  return facet != nullptr ? find_component(facet->module) : nullptr;
 }
 
 inline std::string_view component_source(std::string_view module) {

@@ -37,9 +37,9 @@ MASE_COMPILED_INLINE cost_context make_cost_context(const node& n, std::int64_t 
 MASE_COMPILED_INLINE component_cost component_cost_of(const node& n, std::int64_t batch) {
   const cost_context ctx = make_cost_context(n, batch);
   component_cost c{.node = n.name, .module = *n.meta.hardware.module};
-  if (const component* descriptor = find_component(c.module); descriptor != nullptr && descriptor->cost != nullptr) {
+  if (const component* descriptor = component_of(n); descriptor != nullptr && descriptor->cost != nullptr) {
     descriptor->cost(ctx, c);
-  } else {  // a user's module: its pace is its input stream's, its structure unknown
+  } else {  // a user's module without a descriptor: its pace is its input stream's, its structure unknown
     c.cycles_per_sample = ctx.stream_cycles;
     c.modelled = false;
   }

@@ -93,7 +93,7 @@ inline std::string rom_file(std::span<const std::int64_t> codes, std::int64_t la
 inline component timing_of(const node& n) {
   const std::string_view module = *n.meta.hardware.module;
   if (line_buffered(n)) return component{.module = module, .source = {}, .timing = first_output::after_one_beat};
-  const component* c = find_component(module);
+  const component* c = component_of(n);
   return c != nullptr ? *c : component{.module = module, .source = {}, .timing = first_output::after_a_sample};
 }
 
@@ -143,9 +143,11 @@ private:
 
   bool is_component(const node& n) const { return n.meta.hardware.module.has_value(); }
 
-  // A component's text: the user's (emit_options::components), else mase's own.
+  // A component's text: the user's (emit_options::components, else a user's descriptor that a
+  // node's op brings), else mase's own.
   std::string_view source_of(std::string_view module) const {
     if (const auto user = options_.components.find(module); user != options_.components.end()) return user->second;
+    if (const auto own = user_sources_.find(module); own != user_sources_.end()) return own->second;
     return component_source(module);
   }
 
@@ -209,6 +211,8 @@ private:
                                 n.name, n.op_name()));
       }
       components_.push_back(id);
+      if (const hardware_mapping* facet = n.op.hardware(); facet != nullptr && facet->component != nullptr)
+        user_sources_.emplace(std::string(facet->component->module), facet->component->source);
       for (std::size_t i = 0; i < n.inputs.size(); ++i)
         if (is_stream_input(g_, n, i)) source_for(resolve(n.inputs[i])).sinks.push_back({.consumer = id, .input = i});
     }
@@ -258,9 +262,8 @@ private:
     evaluator& ev = reference_.emplace(g_, eval_mode::bit_exact);
     for (node_id id : components_) {
       const node& n = g_[id];
-      const std::string& module = *n.meta.hardware.module;
       // Pools, permutes, slices, cats, embeddings and rescales (component::exact_by_formats).
-      if (const component* c = find_component(module); c != nullptr && c->exact_by_formats) continue;
+      if (const component* c = component_of(n); c != nullptr && c->exact_by_formats) continue;
       require(n.op.builtin_index() >= 0 || ev.runs_bit_exact(id),
               "emit_verilog: node {} ({}) has no bit-exact rule for its formats, so no testbench can check "
                           "its component; give its type a member std::optional<mase::eval::bit_exact_kernel> "
@@ -387,7 +390,7 @@ private:
     for (const std::string& f : n.meta.hardware.dependence_files) modules.insert(f.substr(0, f.size() - 3));
     // What the component's descriptor plans for this instance: derived parameters and ROMs.
     instance_plan plan;
-    if (const component* c = find_component(module); c != nullptr && c->plan != nullptr) {
+    if (const component* c = component_of(n); c != nullptr && c->plan != nullptr) {
       const node_id id = g_.id(n.name);
       std::vector<const tensor*> constants(n.inputs.size(), nullptr);
       for (std::size_t i = 0; i < n.inputs.size(); ++i)
@@ -732,6 +735,7 @@ private:
   const emit_options& options_;
   std::optional<evaluator> reference_;  // bit-exact: the testbench's golden model, and each component's lowering
   std::vector<node_id> components_;
+  std::map<std::string, std::string_view, std::less<>> user_sources_;  // the texts of users' descriptors, by module
   std::vector<stream_source> sources_;
   std::map<std::size_t, std::size_t> sources_index_;
   std::map<std::pair<std::size_t, std::size_t>, tensor> constant_operands_;  // (node, input): its codes' values

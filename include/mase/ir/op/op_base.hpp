@@ -198,6 +198,10 @@ enum class result_format_rule : std::uint8_t {
   matrix_product,  // Σ data_in_0 · data_in_1 over data_in_0's last dimension (matmul, bmm)
 };
 
+namespace verilog {
+struct component;  // verilog/component.hpp
+}  // namespace verilog
+
 // The hardware component an op maps to (pass/add_hardware_metadata.hpp); an empty module means
 // the op is wired through: its result is its input's stream, reindexed.
 struct hardware_mapping {
@@ -208,6 +212,9 @@ struct hardware_mapping {
   // Whether an input may be a constant instead of a stream (the component then holds its
   // values in a table): element-wise arithmetic with a bias, a scale or a position embedding.
   bool constant_operands = false;
+  // A user's own component: its descriptor (verilog/component.hpp: its text, timing, metadata,
+  // plan and cost), whose module is `module`. mase's own components are found by module name.
+  const verilog::component* component = nullptr;
   constexpr bool wired_through() const noexcept { return module.empty(); }
 };
 inline constexpr hardware_mapping wired_through{};

@@ -15,7 +15,7 @@ namespace mase::verilog::detail {
 // mase_line_sweep (windows_read_one_channel, the RTL's rule in mase_window_sweep) rather than
 // mase_sample_sweep.
 inline bool line_buffered(const node& n) {
-  const component* c = n.meta.hardware.module ? find_component(*n.meta.hardware.module) : nullptr;
+  const component* c = component_of(n);
   if (c == nullptr || !c->window_sweep) return false;
   if (n.meta.hardware.channels_last) return true;
   const std::int64_t channels = param_int(n, "DATA_IN_0_TENSOR_SIZE_DIM_2");
