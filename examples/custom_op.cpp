@@ -3,8 +3,9 @@
 // PyTorch's output, counted by estimate_flops, saved to a checkpoint and loaded back through a
 // vocabulary that has it, then quantized, evaluated bit-exact with its own integer rule,
 // costed, emitted and simulated in Verilator against the bit-exact evaluator through its own
-// component descriptor (its SystemVerilog text and cost). Nothing in mase is edited or registered
-// globally.
+// component descriptor (its SystemVerilog text and cost); then a user's unary function, which
+// mase's own lookup-table component serves from its scalar_function alone. Nothing in mase is
+// edited or registered globally.
 //
 //   custom_op [data_dir [output_dir]]   (default: the source tree's examples/data, ./custom_op_out)
 //
@@ -18,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -129,6 +131,47 @@ struct hard_shrink {
 };
 
 
+// A user's unary function that mase's own lookup-table component (mase_lut) serves: its exact
+// value (scalar_function) is all it needs for hardware. The bit-exact evaluator tabulates it
+// over every input code, as it does mase's activations, and mase_lut's descriptor writes that
+// table; it needs no RTL, integer rule or cost of its own.
+struct soft_clip {
+  double scale = 1.0;
+
+  static constexpr std::string_view name = "soft_clip";
+  using kind = mase::kind::module_related_func;
+  static constexpr mase::op_category category = mase::op_category::elementwise;
+  static constexpr mase::quantizable quantization{};
+  static constexpr mase::hardware_mapping hardware{"mase_lut"};
+  static constexpr mase::arity inputs{1, 1};
+  static constexpr auto attributes() { return mase::attribute_list{mase::attribute("scale", &soft_clip::scale)}; }
+  constexpr mase::shape_result infer_shapes(std::span<const mase::shape> in) const { return mase::shape_ok(in[0]); }
+  constexpr bool operator==(const soft_clip&) const = default;
+
+  // scale · x / (1 + |x|): softsign, stretched.
+  double scalar_function(double x) const { return scale * x / (1.0 + std::fabs(x)); }
+  void evaluate(const mase::eval::kernel_args& args) const {
+    const mase::tensor& x = args.input(0);
+    mase::tensor& y = args.output();
+    for (std::size_t i = 0; i < x.size(); ++i) y.data()[i] = static_cast<float>(scalar_function(x.data()[i]));
+  }
+};
+
+// x [8, 4] -> linear 4 -> 4 -> soft_clip -> output, with fixed weights.
+mase::graph soft_clip_network() {
+  mase::graph g;
+  const mase::node_id x = g.add("x", mase::op::placeholder{.shape = {8, 4}});
+  const mase::node_id fc = g.add("fc", mase::op::linear{.in_features = 4, .out_features = 4, .bias = true}, {x});
+  mase::tensor weight({4, 4}), bias({4});
+  for (std::size_t i = 0; i < weight.size(); ++i) weight.data()[i] = 0.25f * static_cast<float>(static_cast<int>(i % 7) - 3);
+  for (std::size_t i = 0; i < bias.size(); ++i) bias.data()[i] = 0.125f * static_cast<float>(i);
+  g.set_parameter(fc, "weight", weight);
+  g.set_parameter(fc, "bias", bias);
+  const mase::node_id clip = g.add("clip", soft_clip{.scale = 1.5}, {fc});
+  g.add("output", mase::op::output{}, {clip});
+  return g;
+}
+
 // The ONNX converter for com.example.HardShrink (attribute "lambd", as torch spells it).
 void convert_hard_shrink(mase::onnx::importer& c) {
   c.set_output(0, c.emit(hard_shrink{.lambda = c.float_attribute("lambd", 0.5)}, {c.input(0)}));
@@ -195,7 +238,31 @@ int main(int argc, char** argv) {
     std::cout << fmt::format("== 6. Emitted {} with the user's component, simulated in Verilator against the "
                              "bit-exact evaluator: {} words passed, {} failed\n",
                              emitted.project_dir.string(), sim.passed, sim.failed);
-    return matches && reloaded == g && shrink_exact && sim.ok() ? 0 : 1;
+
+    // A user's unary function served by mase's lookup-table component.
+    const auto clip_design = soft_clip_network() | mase::init_metadata | mase::add_common_metadata |
+                             mase::quantize({.by = mase::quantize_by::type,
+                                             .entries = {{"linear", mase::operand_formats{.data_in = q, .weight = q, .bias = q, .data_out = q}},
+                                                         {"soft_clip", mase::operand_formats{.data_in = q, .data_out = q}}}}) |
+                             mase::add_hardware_metadata;
+    mase::evaluator clip_exact(clip_design, mase::eval_mode::bit_exact);
+    const std::string_view clip_rule = clip_exact.bit_exact_description(clip_design.id("clip"));
+    const mase::verilog::hardware_cost clip_cost = mase::verilog::estimate_hardware_cost(clip_design);
+    const auto clip_component = std::find_if(clip_cost.components.begin(), clip_cost.components.end(),
+                                             [](const mase::verilog::component_cost& c) { return c.node == "clip"; });
+    const mase::verilog::emit_info clip_emitted =
+        mase::verilog::emit_verilog_project(clip_design, {.project_dir = out / "soft_clip_rtl"});
+    const mase::verilog::simulation_result clip_sim =
+        mase::verilog::simulate(clip_emitted.project_dir, mase::verilog::simulator::verilator);
+    std::cout << fmt::format("== 7. soft_clip, a user's unary function, on mase_lut: bit-exact rule \"{}\"; its cost "
+                             "{} cycles per sample, {} ROM bits ({}); emitted {}, simulated in Verilator against the "
+                             "bit-exact evaluator: {} words passed, {} failed\n",
+                             clip_rule, clip_component->cycles_per_sample,
+                             clip_component->memories.empty() ? 0 : clip_component->memories[0].width * clip_component->memories[0].depth,
+                             clip_component->modelled ? "modelled" : "NOT MODELLED", clip_emitted.project_dir.string(),
+                             clip_sim.passed, clip_sim.failed);
+    const bool clip_ok = clip_rule.find("lookup table") != std::string_view::npos && clip_component->modelled && clip_sim.ok();
+    return matches && reloaded == g && shrink_exact && sim.ok() && clip_ok ? 0 : 1;
   } catch (const mase::error& e) {
     std::cerr << "custom_op: " << e.what() << "\n";
     return 1;

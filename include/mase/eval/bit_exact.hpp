@@ -15,7 +15,8 @@
 //   product exact, then hardware_cast_raw.
 // - relu: exact on codes. Other unary functions: a lookup table indexed by the input code whose
 //   entries are the output format's quantization of f(x) computed in double (MASE's generated
-//   LUTs: integer_quantizer(f(x))), for inputs of at most lut_max_input_width bits.
+//   LUTs: integer_quantizer(f(x))), for inputs of at most lut_max_input_width bits. A user's
+//   unary op with a scalar_function member (ir/op/any_op.hpp) is tabulated the same way.
 // - softmax over the last dimension, layer_norm and rms_norm over their rows: integer rules with
 //   an exp table, an exact floor division and an exact inverse square root (fixed_functions.hpp).
 //
@@ -542,17 +543,20 @@ bit_exact_kernel make_row_kernel(std::string description, std::shared_ptr<const 
 
 }  // namespace detail
 
-// The unary function's table: entry c is the output format's quantization of f(value of code c),
+// A unary function's table: entry c is the output format's quantization of f(value of code c),
 // for every code of the input format (codes in two's complement order from the lowest value).
-template <class Op>
-std::vector<float> activation_lut(const Op& op, const fixed_fmt& in, const format& out) {
+template <class Function>
+std::vector<float> function_lut(Function&& f, const fixed_fmt& in, const format& out) {
   const integer_range range = in.code_range();
   std::vector<float> table;
   table.reserve(static_cast<std::size_t>(range.hi - range.lo + 1));
-  for (std::int64_t c = range.lo; c <= range.hi; ++c)
-    table.push_back(static_cast<float>(scalar_function(op, value_of(c, in.frac))));
+  for (std::int64_t c = range.lo; c <= range.hi; ++c) table.push_back(static_cast<float>(f(value_of(c, in.frac))));
   quantize(out, table, table);
   return table;
+}
+template <class Op>
+std::vector<float> activation_lut(const Op& op, const fixed_fmt& in, const format& out) {
+  return function_lut([&](double x) { return scalar_function(op, x); }, in, out);
 }
 
 // The number of terms of a matmul node's dot products, from its first input's shape.
@@ -756,7 +760,14 @@ std::optional<fixed_lowering> lower_to_fixed(const Node& n, const ordered_map<te
           return std::nullopt;
         }
       },
-      [](const any_op&) -> std::optional<fixed_lowering> { return std::nullopt; });
+      [&](const any_op& op) -> std::optional<fixed_lowering> {
+        // A user's unary function with a scalar_function member: tabulated as mase's own.
+        if (!op.has_scalar_function() || n.inputs.size() != 1 || x->width > lut_max_input_width) return std::nullopt;
+        l.kind = lowering_kind::lookup_table;
+        l.table = detail::codes_of(function_lut([&](double v) { return op.scalar_function(v); }, *x, format(*out)),
+                                   out->frac);
+        return l;
+      });
 }
 
 // The kernel that runs a lowering of node n.
@@ -826,6 +837,7 @@ bit_exact_kernel lowered_kernel(const Node& n, const fixed_lowering& l) {
         }
       },
       [&](const any_op&) -> bit_exact_kernel {
+        if (l.kind == lowering_kind::lookup_table) return detail::make_lookup_kernel(n, l);  // scalar_function's table
         throw error(fmt::format("node {} ({}): a user's op gives its own bit-exact kernel", n.name, n.op_name()));
       });
 }

@@ -125,7 +125,8 @@ public:
     return kernel ? std::string_view(kernel->description) : std::string_view();
   }
   // The node's fixed-point lowering in bit-exact mode (what its kernel runs and the emitter
-  // renders); nullptr for a node of a user's op or one that runs as in fake-quant.
+  // renders); nullptr for a node of a user's op without a scalar_function, or one that runs as
+  // in fake-quant.
   const eval::fixed_lowering* lowering(node_id id) const {
     const auto& l = states_[id.index].lowering;
     return l ? &*l : nullptr;

@@ -17,10 +17,28 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <variant>
 #include <vector>
 
 namespace mase {
+
+// A field of a metadata struct: its name (MASE's) and its member. A struct that lists its fields
+// in a static fields() is printed (ir/print.hpp) and saved and loaded (io/checkpoint/codec.hpp)
+// field by field from that list, so a field added to the struct and its list cannot be
+// forgotten by either; its equality is the compiler's, over every member.
+template <class Struct, class T>
+struct metadata_field {
+  std::string_view name;
+  T Struct::*member;
+};
+template <class Struct, class T>
+constexpr metadata_field<Struct, T> metadata_field_of(std::string_view name, T Struct::*member) noexcept {
+  return {name, member};
+}
+template <class Struct>
+concept described_metadata = requires { Struct::fields(); };
 
 // A tensor argument or result: its shape, its number format and, when recorded, its value.
 // An unquantized tensor has precision float32 (MASE's type "float", precision [32]).
@@ -135,6 +153,10 @@ struct interface_entry {
   std::string storage = "BRAM";
   bool transpose = false;
   friend bool operator==(const interface_entry&, const interface_entry&) = default;
+  static constexpr auto fields() {
+    return std::tuple{metadata_field_of("storage", &interface_entry::storage),
+                      metadata_field_of("transpose", &interface_entry::transpose)};
+  }
 };
 
 // A Verilog parameter value: an integer, a flag, a list (array parameters) or a string.
@@ -153,7 +175,36 @@ struct hardware_meta {
   // channels (add_hardware_metadata sets it on the nodes with a map where hardware_options asks).
   bool channels_last = false;
   friend bool operator==(const hardware_meta&, const hardware_meta&) = default;
+  // MASE's names, in MASE's order (and channels_last, mase's own).
+  static constexpr auto fields() {
+    return std::tuple{metadata_field_of("is_implicit", &hardware_meta::is_implicit),
+                      metadata_field_of("device_id", &hardware_meta::device_id),
+                      metadata_field_of("toolchain", &hardware_meta::toolchain),
+                      metadata_field_of("module", &hardware_meta::module),
+                      metadata_field_of("interface", &hardware_meta::interface),
+                      metadata_field_of("verilog_param", &hardware_meta::verilog_param),
+                      metadata_field_of("dependence_files", &hardware_meta::dependence_files),
+                      metadata_field_of("max_parallelism", &hardware_meta::max_parallelism),
+                      metadata_field_of("channels_last", &hardware_meta::channels_last)};
+  }
 };
+
+namespace detail {
+// The members of an aggregate, counted by how many initializers (each of any type) it takes.
+struct any_member {
+  template <class T>
+  operator T() const;  // only named in unevaluated initializers
+};
+template <class T, class... Initializers>
+consteval std::size_t aggregate_members() {
+  if constexpr (requires { T{Initializers{}..., any_member{}}; }) return aggregate_members<T, Initializers..., any_member>();
+  else return sizeof...(Initializers);
+}
+template <described_metadata S>
+inline constexpr bool lists_every_member = std::tuple_size_v<decltype(S::fields())> == aggregate_members<S>();
+}  // namespace detail
+static_assert(detail::lists_every_member<interface_entry>, "interface_entry::fields() must list every member");
+static_assert(detail::lists_every_member<hardware_meta>, "hardware_meta::fields() must list every member");
 
 struct node_metadata {
   common_meta common;

@@ -158,22 +158,45 @@ MASE_COMPILED_INLINE void write_software(tree_writer& w, int depth, const softwa
   write_software_entries(w, depth, "results", s.results);
 }
 
+// A metadata field's value on one line, by its type (the fields of a described_metadata struct,
+// ir/metadata.hpp).
+inline std::string inline_field_value(bool v) { return v ? "true" : "false"; }
+inline std::string inline_field_value(int v) { return fmt::format("{}", v); }
+inline std::string inline_field_value(toolchain t) { return std::string(to_string(t)); }
+inline std::string inline_field_value(const std::string& s) { return s; }
+inline std::string inline_field_value(const std::optional<std::string>& s) { return s ? *s : "None"; }
+inline std::string inline_field_value(const std::vector<std::string>& list) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < list.size(); ++i) text += fmt::format("{}{}", i == 0 ? "" : ", ", list[i]);
+  return text + "]";
+}
+template <std::size_t N>
+std::string inline_field_value(const std::array<int, N>& list) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < N; ++i) text += fmt::format("{}{}", i == 0 ? "" : ", ", list[i]);
+  return text + "]";
+}
+inline std::string inline_field_value(const verilog_value& v) { return verilog_value_to_string(v); }
+template <described_metadata S>
+std::string inline_field_value(const S& s) {
+  std::string text;
+  std::apply([&](const auto&... f) {
+    ((text += fmt::format("{}{}: {}", text.empty() ? "" : ", ", f.name, inline_field_value(s.*f.member))), ...);
+  }, S::fields());
+  return "{" + text + "}";
+}
+
+template <class T>
+void write_field(tree_writer& w, int depth, std::string_view name, const T& value) {
+  w.entry(depth, name, inline_field_value(value));
+}
+template <class T>
+void write_field(tree_writer& w, int depth, std::string_view name, const ordered_map<T>& map) {
+  write_map(w, depth, name, map, [](const T& value) { return inline_field_value(value); });
+}
+
 MASE_COMPILED_INLINE void write_hardware(tree_writer& w, int depth, const hardware_meta& h) {
-  w.entry(depth, "is_implicit", h.is_implicit ? "true" : "false");
-  w.entry(depth, "device_id", fmt::format("{}", h.device_id));
-  w.entry(depth, "toolchain", to_string(h.toolchain));
-  w.entry(depth, "module", h.module ? std::string_view(*h.module) : "None");
-  write_map(w, depth, "interface", h.interface, [](const interface_entry& i) {
-    return fmt::format("{{storage: {}, transpose: {}}}", i.storage, i.transpose ? "true" : "false");
-  });
-  write_map(w, depth, "verilog_param", h.verilog_param, verilog_value_to_string);
-  std::string files = "[";
-  for (std::size_t i = 0; i < h.dependence_files.size(); ++i)
-    files += fmt::format("{}{}", i == 0 ? "" : ", ", h.dependence_files[i]);
-  w.entry(depth, "dependence_files", files + "]");
-  w.entry(depth, "max_parallelism", fmt::format("[{}, {}, {}, {}]", h.max_parallelism[0], h.max_parallelism[1],
-                                                h.max_parallelism[2], h.max_parallelism[3]));
-  w.entry(depth, "channels_last", h.channels_last ? "true" : "false");
+  std::apply([&](const auto&... f) { (write_field(w, depth, f.name, h.*f.member), ...); }, hardware_meta::fields());
 }
 
 // `input_name` spells an input edge: its node's name with a graph, its id without one.

@@ -286,14 +286,18 @@ const Json& array_at(const Json& j, std::string_view where) {
 }
 
 // Refuses fields other than `known` (a typo must not be ignored silently).
-template <class Json>
-void only_fields(const Json& object, std::initializer_list<std::string_view> known, std::string_view where) {
+template <class Json, class Names>
+void only_field_names(const Json& object, const Names& known, std::string_view where) {
   for (auto it = object.begin(); it != object.end(); ++it) {
     if (std::find(known.begin(), known.end(), it.key()) != known.end()) continue;
     std::string list;
     for (std::string_view k : known) list += fmt::format("{}{}", list.empty() ? "" : ", ", k);
     fail(where, fmt::format("unknown field \"{}\"; the fields are: {}", it.key(), list));
   }
+}
+template <class Json>
+void only_fields(const Json& object, std::initializer_list<std::string_view> known, std::string_view where) {
+  only_field_names(object, known, where);
 }
 
 template <class Json>
@@ -748,30 +752,40 @@ inline json put_software_entries(const ordered_map<software_entry>& entries, std
   return j;
 }
 
-inline json put_hardware(const hardware_meta& h, std::string_view where) {
+// A metadata field's value, by its type (the fields of a described_metadata struct, ir/metadata.hpp).
+inline json put_field_value(bool v, std::string_view) { return v; }
+inline json put_field_value(int v, std::string_view) { return v; }
+inline json put_field_value(toolchain t, std::string_view) { return std::string(to_string(t)); }
+inline json put_field_value(const std::string& s, std::string_view where) { return put_text(s, where); }
+inline json put_field_value(const std::optional<std::string>& s, std::string_view where) {
+  return s ? json(put_text(*s, where)) : json(nullptr);
+}
+inline json put_field_value(const std::vector<std::string>& list, std::string_view where) {
+  json j = json::array();
+  for (std::size_t i = 0; i < list.size(); ++i) j.push_back(put_text(list[i], index_path(where, i)));
+  return j;
+}
+template <std::size_t N>
+json put_field_value(const std::array<int, N>& list, std::string_view) {
+  return json(list);
+}
+inline json put_field_value(const verilog_value& v, std::string_view where) { return put_verilog_value(v, where); }
+template <described_metadata S>
+json put_field_value(const S& s, std::string_view where);
+template <class T>
+json put_field_value(const ordered_map<T>& map, std::string_view where) {
   json j = json::object();
-  j["is_implicit"] = h.is_implicit;
-  j["device_id"] = h.device_id;
-  j["toolchain"] = std::string(to_string(h.toolchain));
-  j["module"] = h.module ? json(put_text(*h.module, member_path(where, "module"))) : json(nullptr);
-  json& interface = j["interface"] = json::object();
-  for (const auto& [entry, i] : h.interface) {
-    const std::string at = member_path(member_path(where, "interface"), entry);
-    json e = json::object();
-    e["storage"] = put_text(i.storage, member_path(at, "storage"));
-    e["transpose"] = i.transpose;
-    interface[put_text(entry, at)] = std::move(e);
+  for (const auto& [key, value] : map) {
+    const std::string at = member_path(where, key);
+    j[put_text(key, at)] = put_field_value(value, at);
   }
-  json& params = j["verilog_param"] = json::object();
-  for (const auto& [name, v] : h.verilog_param) {
-    const std::string at = member_path(member_path(where, "verilog_param"), name);
-    params[put_text(name, at)] = put_verilog_value(v, at);
-  }
-  json& files = j["dependence_files"] = json::array();
-  for (std::size_t i = 0; i < h.dependence_files.size(); ++i)
-    files.push_back(put_text(h.dependence_files[i], index_path(member_path(where, "dependence_files"), i)));
-  j["max_parallelism"] = json(h.max_parallelism);
-  j["channels_last"] = h.channels_last;
+  return j;
+}
+template <described_metadata S>
+json put_field_value(const S& s, std::string_view where) {
+  json j = json::object();
+  std::apply([&](const auto&... f) { ((j[std::string(f.name)] = put_field_value(s.*f.member, member_path(where, f.name))), ...); },
+             S::fields());
   return j;
 }
 
@@ -807,7 +821,7 @@ inline json put_node(const graph& g, const node& n, tensor_list& tensors) {
   software["args"] = put_software_entries(n.meta.software.args, node_field(where, "meta.software.args"));
   software["results"] = put_software_entries(n.meta.software.results, node_field(where, "meta.software.results"));
   meta["software"] = std::move(software);
-  meta["hardware"] = put_hardware(n.meta.hardware, node_field(where, "meta.hardware"));
+  meta["hardware"] = put_field_value(n.meta.hardware, node_field(where, "meta.hardware"));
   j["meta"] = std::move(meta);
   return j;
 }
@@ -944,57 +958,58 @@ inline software_meta get_software(const json& j, std::string_view where) {
   return s;
 }
 
-inline hardware_meta get_hardware(const json& j, std::string_view where) {
+// A metadata field's value from its JSON, by its type (put_field_value's inverse).
+inline void get_field_value(const json& j, bool& v, std::string_view where) { v = get_bool(j, where); }
+inline void get_field_value(const json& j, int& v, std::string_view where) { v = get_int(j, where); }
+inline void get_field_value(const json& j, toolchain& t, std::string_view where) {
+  try {
+    t = toolchain_from_string(get_string(j, where));
+  } catch (const error& e) {
+    fail(where, e.what());
+  }
+}
+inline void get_field_value(const json& j, std::string& s, std::string_view where) { s = get_string(j, where); }
+inline void get_field_value(const json& j, std::optional<std::string>& s, std::string_view where) {
+  if (j.is_null()) s.reset();
+  else s = get_string(j, where);
+}
+inline void get_field_value(const json& j, std::vector<std::string>& list, std::string_view where) {
+  array_at(j, where);
+  list.clear();
+  for (std::size_t i = 0; i < j.size(); ++i) list.push_back(get_string(j[i], index_path(where, i)));
+}
+template <std::size_t N>
+void get_field_value(const json& j, std::array<int, N>& list, std::string_view where) {
+  array_at(j, where);
+  if (j.size() != N) fail(where, fmt::format("must list {} integers, not {}", N, j.size()));
+  for (std::size_t i = 0; i < N; ++i) list[i] = get_int(j[i], index_path(where, i));
+}
+inline void get_field_value(const json& j, verilog_value& v, std::string_view where) { v = get_verilog_value(j, where); }
+template <described_metadata S>
+void get_field_value(const json& j, S& s, std::string_view where);
+template <class T>
+void get_field_value(const json& j, ordered_map<T>& map, std::string_view where) {
   object_at(j, where);
-  only_fields(j, {"is_implicit", "device_id", "toolchain", "module", "interface", "verilog_param", "dependence_files",
-                  "max_parallelism", "channels_last"},
-              where);
-  hardware_meta h;
-  if (const json* v = field(j, "is_implicit")) h.is_implicit = get_bool(*v, member_path(where, "is_implicit"));
-  if (const json* v = field(j, "device_id")) h.device_id = get_int(*v, member_path(where, "device_id"));
-  if (const json* v = field(j, "toolchain")) {
-    const std::string at = member_path(where, "toolchain");
-    try {
-      h.toolchain = toolchain_from_string(get_string(*v, at));
-    } catch (const error& e) {
-      fail(at, e.what());
-    }
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    T value{};
+    get_field_value(*it, value, member_path(where, it.key()));
+    map.insert_or_assign(it.key(), std::move(value));
   }
-  if (const json* v = field(j, "module"); v != nullptr && !v->is_null())
-    h.module = get_string(*v, member_path(where, "module"));
-  if (const json* v = field(j, "interface")) {
-    const std::string at = member_path(where, "interface");
-    object_at(*v, at);
-    for (auto it = v->begin(); it != v->end(); ++it) {
-      const std::string entry_at = member_path(at, it.key());
-      object_at(*it, entry_at);
-      only_fields(*it, {"storage", "transpose"}, entry_at);
-      interface_entry e;
-      if (const json* s = field(*it, "storage")) e.storage = get_string(*s, member_path(entry_at, "storage"));
-      if (const json* t = field(*it, "transpose")) e.transpose = get_bool(*t, member_path(entry_at, "transpose"));
-      h.interface.insert_or_assign(it.key(), std::move(e));
-    }
-  }
-  if (const json* v = field(j, "verilog_param")) {
-    const std::string at = member_path(where, "verilog_param");
-    object_at(*v, at);
-    for (auto it = v->begin(); it != v->end(); ++it)
-      h.verilog_param.insert_or_assign(it.key(), get_verilog_value(*it, member_path(at, it.key())));
-  }
-  if (const json* v = field(j, "dependence_files")) {
-    const std::string at = member_path(where, "dependence_files");
-    array_at(*v, at);
-    for (std::size_t i = 0; i < v->size(); ++i) h.dependence_files.push_back(get_string((*v)[i], index_path(at, i)));
-  }
-  if (const json* v = field(j, "max_parallelism")) {
-    const std::string at = member_path(where, "max_parallelism");
-    array_at(*v, at);
-    if (v->size() != h.max_parallelism.size())
-      fail(at, fmt::format("must list {} integers, not {}", h.max_parallelism.size(), v->size()));
-    for (std::size_t i = 0; i < h.max_parallelism.size(); ++i) h.max_parallelism[i] = get_int((*v)[i], index_path(at, i));
-  }
-  if (const json* v = field(j, "channels_last")) h.channels_last = get_bool(*v, member_path(where, "channels_last"));
-  return h;
+}
+template <described_metadata S>
+void get_field_value(const json& j, S& s, std::string_view where) {
+  object_at(j, where);
+  const auto names = std::apply([](const auto&... f) { return std::array<std::string_view, sizeof...(f)>{f.name...}; },
+                                S::fields());
+  only_field_names(j, names, where);
+  std::apply(
+      [&](const auto&... f) {
+        const auto read = [&](const auto& f_) {
+          if (const json* v = field(j, f_.name)) get_field_value(*v, s.*f_.member, member_path(where, f_.name));
+        };
+        (read(f), ...);
+      },
+      S::fields());
 }
 
 inline node_metadata get_metadata(const json& j, tensor_store& store, std::string_view where) {
@@ -1003,7 +1018,7 @@ inline node_metadata get_metadata(const json& j, tensor_store& store, std::strin
   node_metadata m;
   if (const json* c = field(j, "common")) m.common = get_common(*c, store, member_path(where, "common"));
   if (const json* s = field(j, "software")) m.software = get_software(*s, member_path(where, "software"));
-  if (const json* h = field(j, "hardware")) m.hardware = get_hardware(*h, member_path(where, "hardware"));
+  if (const json* h = field(j, "hardware")) get_field_value(*h, m.hardware, member_path(where, "hardware"));
   return m;
 }
 

@@ -19,6 +19,9 @@
 //     // optional: the Verilog parameters of its hardware component beyond the streams' formats
 //     // and lanes (pass/add_hardware_metadata.hpp)
 //     void hardware_parameters(const mase::node& n, mase::hardware_meta& h) const;
+//     // optional, for a unary function: its exact value in double; the bit-exact evaluator then
+//     // tabulates it over every input code, as mase's own activations, and mase_lut serves it
+//     double scalar_function(double x) const;
 //   };
 //
 // The facets declared in the IR (category, work, quantization, result format, hardware;
@@ -30,6 +33,7 @@
 #include <mase/ir/op/op_base.hpp>
 
 #include <memory>
+#include <concepts>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -78,6 +82,10 @@ template <class Op>
 concept user_op_with_hardware_parameters = requires(const Op& op, const node& n, hardware_meta& h) {
   op.hardware_parameters(n, h);
 };
+template <class Op>
+concept user_op_with_scalar_function = requires(const Op& op, double x) {
+  { op.scalar_function(x) } -> std::convertible_to<double>;
+};
 
 class any_op {
   struct concept_base {
@@ -95,6 +103,8 @@ class any_op {
     virtual bool evaluate(const eval::kernel_args& args) const = 0;
     virtual std::shared_ptr<const eval::bit_exact_kernel> bit_exact(const node& n) const = 0;
     virtual bool hardware_parameters(const node& n, hardware_meta& h) const = 0;
+    virtual bool has_scalar_function() const noexcept = 0;
+    virtual double scalar_function(double x) const = 0;
     virtual op_category category() const noexcept = 0;
     virtual std::optional<op_work> work(std::span<const shape> inputs, std::span<const shape> results) const = 0;
     virtual const quantizable* quantization() const noexcept = 0;
@@ -153,6 +163,11 @@ class any_op {
         return false;
       }
     }
+    bool has_scalar_function() const noexcept override { return user_op_with_scalar_function<Op>; }
+    double scalar_function(double x) const override {
+      if constexpr (user_op_with_scalar_function<Op>) return static_cast<double>(op.scalar_function(x));
+      else return (void)x, 0.0;
+    }
     op_category category() const noexcept override { return category_of<Op>(); }
     std::optional<op_work> work(std::span<const shape> in, std::span<const shape> results) const override {
       return work_of(op, in, results);
@@ -188,6 +203,9 @@ public:
   // Adds the op's own component parameters (a user's op with a hardware_parameters member) to
   // `h`; false if it has none.
   bool hardware_parameters(const node& n, hardware_meta& h) const { return self_->hardware_parameters(n, h); }
+  // Whether the op is a user's unary function with a scalar_function member, and its value.
+  bool has_scalar_function() const noexcept { return self_->has_scalar_function(); }
+  double scalar_function(double x) const { return self_->scalar_function(x); }
   op_category category() const noexcept { return self_->category(); }
   // The arithmetic of one forward and one backward pass: the op's own rule or its category's
   // default; nothing when the op has neither.
