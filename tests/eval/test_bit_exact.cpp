@@ -538,10 +538,14 @@ TEST_CASE("bit-exact linear and batched matmul on the exact int32 products, on e
   }
 }
 
-TEST_CASE("bit-exact batch_norm2d: a per-channel scale and shift folded from the statistics, one cast") {
+namespace {
+// A batch norm of 3 channels on input_shape ([N, 3, ...]): its result against the fold computed
+// here from the statistics, channel by channel.
+template <class BatchNorm>
+void check_folded_batch_norm(const shape& input_shape) {
   builder bld(9);
-  auto x = bld.input("x", {2, 3, 4, 5});
-  auto bn = bld.add("bn", op::batch_norm2d{.num_features = 3}, x);
+  auto x = bld.input("x", input_shape);
+  auto bn = bld.add("bn", BatchNorm{.num_features = 3}, x);
   graph g = bld.output(bn) | init_metadata | add_common_metadata;
   g.parameter("bn.weight") = tensor({3}, {1.5f, -0.75f, 2.25f});
   g.parameter("bn.bias") = tensor({3}, {0.5f, -1.25f, 3.0f});
@@ -556,7 +560,7 @@ TEST_CASE("bit-exact batch_norm2d: a per-channel scale and shift folded from the
 
   evaluator ev(g, eval_mode::bit_exact);
   REQUIRE(ev.runs_bit_exact(g.id("bn")));
-  const tensor input = random_tensor({2, 3, 4, 5}, 21, 6.0f);
+  const tensor input = random_tensor(input_shape, 21, 6.0f);
   const tensor& y = ev.run(input)[0];
 
   // scale_c = gamma / sqrt(var + eps) and shift_c = beta - mean * scale_c, each rounded to its
@@ -572,9 +576,11 @@ TEST_CASE("bit-exact batch_norm2d: a per-channel scale and shift folded from the
     aligned_shift_codes.push_back(quantize_code(static_cast<float>(t), shift.width, shift.frac) *
                                   (std::int64_t{1} << (in.frac + scale.frac - shift.frac)));
   }
+  std::size_t plane = 1;  // a channel's elements in one sample
+  for (int d = 2; d < input_shape.size(); ++d) plane *= static_cast<std::size_t>(input_shape[d]);
   std::vector<std::int64_t> expected;
   for (std::size_t i = 0; i < xc.size(); ++i) {
-    const std::size_t c = (i / 20) % 3;
+    const std::size_t c = (i / plane) % 3;
     const std::int64_t acc = xc[i] * scale_codes[c] + aligned_shift_codes[c];
     expected.push_back(hardware_cast(acc, in.frac + scale.frac, out.frac, out.width));
   }
@@ -587,4 +593,14 @@ TEST_CASE("bit-exact batch_norm2d: a per-channel scale and shift folded from the
   CHECK(lowered->aligned_bias == aligned_shift_codes);
   const std::int64_t hi = (std::int64_t{1} << (out.width - 1)) - 1;
   CHECK(std::count_if(expected.begin(), expected.end(), [&](std::int64_t v) { return v == hi || v == -hi - 1; }) > 0);
+}
+}  // namespace
+
+TEST_CASE("bit-exact batch_norm2d: a per-channel scale and shift folded from the statistics, one cast") {
+  check_folded_batch_norm<op::batch_norm2d>({2, 3, 4, 5});
+}
+
+TEST_CASE("bit-exact batch_norm1d: the same fold over [N, C] features and over [N, C, L]") {
+  check_folded_batch_norm<op::batch_norm1d>({4, 3});
+  check_folded_batch_norm<op::batch_norm1d>({2, 3, 7});
 }

@@ -139,7 +139,7 @@ TEST_CASE("a user's converter imports a node of a custom domain into the user's 
 }
 
 TEST_CASE("the PyTorch fixtures match PyTorch's outputs, as imported and after raising granularity") {
-  for (const char* name : {"mlp", "cnn", "transformer_encoder_opset13", "transformer_encoder_opset17"}) {
+  for (const char* name : {"mlp", "jsc_toy", "cnn", "transformer_encoder_opset13", "transformer_encoder_opset17"}) {
     INFO(name);
     const auto imported = mase::onnx::run_backend_test(fixtures / name);
     CHECK(imported.detail == "");

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -78,6 +79,30 @@ graph conv_residual() {
   h = b.add("relu1", op::relu{}, h);
   h = b.add("conv2", op::conv2d{.in_channels = 3, .out_channels = 3, .kernel_size = {3}, .padding = {1}}, h);
   return b.output(b.add("residual", op::add{}, x, h));
+}
+
+// MASE's JSC-Toy (machop's jet-substructure models): BatchNorm1d on the 16 features, then three
+// Linear layers, a BatchNorm1d and a ReLU after each; every parameter and statistic drawn.
+graph jsc_toy() {
+  builder b(17);
+  auto h = b.input("x", {1, 16});
+  h = b.add("relu0", op::relu{}, b.add("bn0", op::batch_norm1d{.num_features = 16}, h));
+  const std::array<std::int64_t, 4> sizes{16, 8, 8, 5};
+  for (std::size_t i = 1; i < sizes.size(); ++i) {
+    h = b.add(fmt::format("fc{}", i), op::linear{.in_features = sizes[i - 1], .out_features = sizes[i]}, h);
+    h = b.add(fmt::format("bn{}", i), op::batch_norm1d{.num_features = sizes[i]}, h);
+    h = b.add(fmt::format("relu{}", i), op::relu{}, h);
+  }
+  return mase_hardware_designs::full_range_parameters(b.output(h), 18);
+}
+
+// A batch norm over [N, C, L] (a channel's L elements stream together), flattened into a linear.
+graph batch_norm_over_length() {
+  builder b(19);
+  auto h = b.add("bn", op::batch_norm1d{.num_features = 3}, b.input("x", {1, 3, 4}));
+  h = b.add("flatten", op::flatten{.start_dim = 1}, b.add("relu", op::relu{}, h));
+  return mase_hardware_designs::full_range_parameters(
+      b.output(b.add("fc", op::linear{.in_features = 12, .out_features = 4}, h)), 20);
 }
 
 // conv, batch norm (per-channel scale and shift), relu, average pool (its exact mean is 2 bits
@@ -451,6 +476,15 @@ TEST_CASE("emit_verilog: conv, batch norm, relu, average pool, flatten, linear m
           "[verilog][tools]") {
   prove(cnn_batch_norm_average(), "cnn_bn_avg_2", {2, 2, 2, 2});
   prove(cnn_batch_norm_average(), "cnn_bn_avg_4x3", {4, 3, 4, 4});
+}
+
+TEST_CASE("emit_verilog: MASE's JSC-Toy (batch_norm1d before each relu) and a batch norm over [N, C, L] match "
+          "at two parallelism settings",
+          "[verilog][tools]") {
+  prove(jsc_toy(), "jsc_toy_1", {1, 1, 1, 1});
+  prove(jsc_toy(), "jsc_toy_4", {4, 4, 4, 4});
+  prove(batch_norm_over_length(), "batch_norm_over_length_1", {1, 1, 1, 1});
+  prove(batch_norm_over_length(), "batch_norm_over_length_2", {2, 2, 2, 2});
 }
 
 TEST_CASE("emit_verilog: global average pooling (mean over H and W, adaptive pool to 1) matches at two "

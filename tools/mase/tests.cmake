@@ -120,9 +120,9 @@ mase_cli_check(NAME draw_dot ARGS draw ${mase_cli_mlp} -o ${mase_cli_out}/draw/m
 
 # onnx-test over the committed fixtures, as imported and raised to MASE's coarse ops.
 mase_cli_check(NAME onnx_test_fixtures_all ARGS onnx-test ${mase_cli_fixtures}/onnx --require-all RC 0
-               STDOUT "5 passed, 0 failed, 0 skipped\n$")
+               STDOUT "6 passed, 0 failed, 0 skipped\n$")
 mase_cli_check(NAME onnx_test_fixtures_raised ARGS onnx-test ${mase_cli_fixtures}/onnx --raise --require-all RC 0
-               STDOUT "5 passed, 0 failed, 0 skipped\n$")
+               STDOUT "6 passed, 0 failed, 0 skipped\n$")
 
 # ONNX conformance over Debian's libonnx-testdata: no test of supported ops may fail, and every
 # PyTorch-exported test must be supported (--require-all).
@@ -175,6 +175,14 @@ mase_cli_check(NAME emit_verilog_vit
                RC 0
                STDOUT "components: conv_proj \\(mase_conv2d\\), Transpose \\(mase_permute\\), Concat \\(mase_cat\\).*testbench: 4 samples.*lint \\(verilator --lint-only -Wall\\): clean\n"
                FRESH_DIR ${mase_cli_out}/emit_verilog_vit)
+# MASE's JSC-Toy from its PyTorch export: four BatchNormalization nodes on [N, C] features (each a
+# batch_norm1d on mase_batch_norm), the Linear layers and the ReLUs, simulated bit-exact.
+mase_cli_check(NAME emit_verilog_jsc_toy
+               ARGS emit-verilog ${mase_cli_fixtures}/onnx/jsc_toy/model.onnx --config ${mase_cli_hardware_config}
+                    --out ${mase_cli_out}/emit_verilog_jsc/jsc_toy -n 8 -p 4 --simulate verilator
+               RC 0
+               STDOUT "components: [^\n]*\\(mase_batch_norm\\)[^\n]*\\(mase_linear\\).*verilator: 40 passed, 0 failed.*-> bit-exact"
+               FRESH_DIR ${mase_cli_out}/emit_verilog_jsc)
 # hls4ml's jet-tagging dense core (16-64-32-32-5, 8-bit) on iCE40 UP5K from one command: simulated
 # bit-exact, synthesized with synth_ice40, placed and routed by nextpnr-ice40 (which counts the
 # part's 5280 logic cells, 8 DSPs and 30 block RAMs) and packed by icepack.

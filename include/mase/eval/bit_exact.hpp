@@ -11,7 +11,7 @@
 //   W_x + W_w + ceil(log2 K) bits (fixed_dot_product / fixed_accumulator), the bias cast to the
 //   accumulator's fraction (floor) and added in one more bit, then hardware_cast_raw once.
 // - add / sub / mul: exact at sum_format / product_format, then hardware_cast_raw.
-// - batch_norm2d: a per-channel scale and shift folded from its statistics (fold_batch_norm), the
+// - batch_norm1d / 2d: a per-channel scale and shift folded from its statistics (fold_batch_norm), the
 //   product exact, then hardware_cast_raw.
 // - relu: exact on codes. Other unary functions: a lookup table indexed by the input code whose
 //   entries are the output format's quantization of f(x) computed in double (MASE's generated
@@ -72,10 +72,10 @@ namespace mase::eval {
 
 inline constexpr int lut_max_input_width = 16;
 
-// A batch_norm2d node's folded scale and shift (folded_batch_norm says how).
-template <class Node>
+// A batch_norm1d or batch_norm2d node's folded scale and shift (folded_batch_norm says how).
+template <class BatchNorm, class Node>
 folded_batch_norm fold_batch_norm(const Node& n, const fixed_fmt& x, const fixed_fmt& w, const fixed_fmt& b) {
-  const auto& bn = n.template as<op::batch_norm2d>();
+  const auto& bn = n.template as<BatchNorm>();
   const auto values = [&](std::string_view role, float fallback) {
     const auto it = n.parameters.find(std::string(role));
     return it == n.parameters.end() ? std::vector<float>(static_cast<std::size_t>(bn.num_features), fallback)
@@ -365,13 +365,15 @@ inline bit_exact_kernel make_scale_shift_kernel(const fixed_lowering& l) {
   auto scale = std::make_shared<const std::vector<std::int64_t>>(l.weight_codes);
   auto shift = std::make_shared<const std::vector<std::int64_t>>(l.aligned_bias);
   return bit_exact_kernel{
-      fmt::format("batch_norm2d: per-channel scale and shift, accumulator {} bits", l.accumulator_width),
+      fmt::format("batch norm: per-channel scale and shift, accumulator {} bits", l.accumulator_width),
       [scale, shift, in = code_scale(l.input.frac), to = l.output, out = code_scale(l.output.frac),
        acc_frac = l.accumulator_frac()](const kernel_args& args) {
         const tensor& v = args.input(0);
         tensor& y = args.output(0);
         const std::int64_t channels = v.shape()[1];
-        const std::int64_t plane = v.shape()[2] * v.shape()[3];
+        // [N, C, ...]: the elements of one channel of one sample are contiguous ([N, C]: one).
+        std::int64_t plane = 1;
+        for (int d = 2; d < v.shape().size(); ++d) plane *= v.shape()[d];
         for (std::size_t i = 0; i < y.size(); ++i) {
           const auto c = static_cast<std::size_t>((static_cast<std::int64_t>(i) / plane) % channels);
           const std::int64_t acc = in.code(v.data()[i]) * (*scale)[c] + (*shift)[c];
@@ -683,12 +685,12 @@ std::optional<fixed_lowering> lower_to_fixed(const Node& n, const ordered_map<te
                                     .width;
           if (l.accumulator_width > 53) return std::nullopt;  // exact in double
           return l;
-        } else if constexpr (std::is_same_v<Op, op::batch_norm2d>) {
+        } else if constexpr (std::is_same_v<Op, op::batch_norm1d> || std::is_same_v<Op, op::batch_norm2d>) {
           l.kind = lowering_kind::scale_shift;
           l.weight = fixed_entry(n, "weight");
           l.bias = fixed_entry(n, "bias");
           if (!l.weight || !l.bias) return std::nullopt;  // no formats for the scale and shift
-          folded_batch_norm folded = fold_batch_norm(n, *x, *l.weight, *l.bias);
+          folded_batch_norm folded = fold_batch_norm<Op>(n, *x, *l.weight, *l.bias);
           if (folded.accumulator_width > 63) return std::nullopt;
           l.accumulator_width = folded.accumulator_width;
           l.weight_codes = std::move(folded.scale);
@@ -798,7 +800,7 @@ bit_exact_kernel lowered_kernel(const Node& n, const fixed_lowering& l) {
         } else if constexpr (std::is_same_v<Op, op::add> || std::is_same_v<Op, op::sub> ||
                              std::is_same_v<Op, op::mul>) {
           return detail::make_binary_kernel<Op>(n, l);
-        } else if constexpr (std::is_same_v<Op, op::batch_norm2d>) {
+        } else if constexpr (std::is_same_v<Op, op::batch_norm1d> || std::is_same_v<Op, op::batch_norm2d>) {
           return detail::make_scale_shift_kernel(l);
         } else if constexpr (std::is_same_v<Op, op::relu>) {
           return bit_exact_kernel{"relu: exact on codes", [in = l.input, to = l.output](const kernel_args& args) {

@@ -21,7 +21,7 @@
 
 namespace mase::eval {
 
-// batch_norm2d as hardware computes it: per channel c, y = cast(x·scale_c + shift_c), with
+// A batch norm (1-d or 2-d) as hardware computes it: per channel c, y = cast(x·scale_c + shift_c), with
 // scale = weight / sqrt(running_var + eps) quantized to the weight format and shift =
 // bias − running_mean · scale quantized to the bias format (as parameters are quantized), the
 // shift aligned to the product's fraction bits. Absent parameters (affine or
@@ -55,7 +55,7 @@ enum class lowering_kind : std::uint8_t {
   dot_product,   // linear, conv1d, conv2d: a weight, an optional bias, an exact accumulator
   matmul,        // matmul, bmm: two streams into an exact accumulator
   elementwise,   // add, sub, mul of two operands: exact, then the cast
-  scale_shift,   // batch_norm2d folded into a per-channel scale and shift
+  scale_shift,   // batch_norm1d / 2d folded into a per-channel scale and shift
   relu,          // exact on codes
   lookup_table,  // any other function of one operand: a table indexed by the input code
   softmax,       // softmax over the last dimension (softmax_rule)

@@ -205,10 +205,10 @@ inline std::int64_t param_int(const node& n, std::string_view key) {
   return std::get<std::int64_t>(it->second);
 }
 
-// How many table entries a word of node n's parameter ROMs (weights, bias, batch norm's scale
-// and shift) holds. Channels-last, the lanes of a beat are channels and read their entries in one
-// word (`channel_lanes`: a convolution's output lanes, batch norm's input lanes). Otherwise a
-// word holds one entry.
+// How many table entries a word of a convolution's or pool's parameter ROMs (weights, bias)
+// holds. Channels-last, the lanes of a beat are channels and read their entries in one word
+// (`channel_lanes`: a convolution's output lanes). Otherwise a word holds one entry. (Batch norm's
+// tables follow its CHANNELS_LAST parameter, which [N, C] features set too.)
 inline std::int64_t entries_per_rom_word(const node& n, std::int64_t channel_lanes) {
   return n.meta.hardware.channels_last ? channel_lanes : 1;
 }

@@ -7,7 +7,7 @@
 // average) is not represented. num_batches_tracked, a training counter, is not a parameter here
 // (MASE drops it too).
 //
-// Quantizable, with a hardware component, in two dimensions.
+// Quantizable, with a hardware component (mase_batch_norm), in one and two dimensions.
 
 #include <mase/ir/op/shape_rules.hpp>
 
@@ -28,8 +28,8 @@ struct batch_norm {
   using kind = mase::kind::module;
   static constexpr op_category category = op_category::normalization;
   static constexpr auto quantization =
-      facet_when<Rank == 2>(quantizable{.weight = operand_use::optional, .bias = operand_use::optional});
-  static constexpr auto hardware = facet_when<Rank == 2>(hardware_mapping{"mase_batch_norm"});
+      facet_when<Rank <= 2>(quantizable{.weight = operand_use::optional, .bias = operand_use::optional});
+  static constexpr auto hardware = facet_when<Rank <= 2>(hardware_mapping{"mase_batch_norm"});
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return attribute_list{attribute("num_features", &batch_norm::num_features), attribute("eps", &batch_norm::eps),

@@ -5,17 +5,18 @@
 
 namespace mase::verilog::rtl {
 inline constexpr std::string_view mase_batch_norm = R"sv(// Per-channel scale and shift (inference batch norm): y = cast(x*scale[c] + shift[c], XF+SF -> OUT).
-// The channel of each beat comes from counting beats (H*W/LANES per channel, C per sample), and
-// the C-entry tables are read combinationally. CHANNELS_LAST = 1: the stream is H x W x C, so a
-// beat holds LANES channels of one pixel and the tables hold LANES entries a word (lane 0 lowest). One output register stage breaks the
-// multiply/add/cast path and refills in the cycle it drains (full throughput).
+// The channel of each beat comes from counting beats (PLANE/LANES per channel, CHANNELS per
+// sample), and the tables are read combinationally. PLANE is a channel's elements in a sample:
+// H*W for [N, C, H, W], L for [N, C, L], 1 for [N, C]. CHANNELS_LAST = 1: a beat holds LANES
+// channels of one pixel (H x W x C, or [N, C]'s channels in order) and a table word holds LANES
+// entries (lane 0 lowest). One output register stage breaks the multiply/add/cast path and
+// refills in the cycle it drains (full throughput).
 module mase_batch_norm #(
     parameter int DATA_IN_0_PRECISION_0 = 8,
     parameter int DATA_IN_0_PRECISION_1 = 4,
-    parameter int DATA_IN_0_TENSOR_SIZE_DIM_0 = 4,
-    parameter int DATA_IN_0_TENSOR_SIZE_DIM_1 = 4,
-    parameter int DATA_IN_0_TENSOR_SIZE_DIM_2 = 2,
     parameter int DATA_IN_0_PARALLELISM_DIM_0 = 1,
+    parameter int CHANNELS = 2,
+    parameter int PLANE = 16,
     parameter int WEIGHT_PRECISION_0 = 8,
     parameter int WEIGHT_PRECISION_1 = 4,
     parameter int ACCUMULATOR_WIDTH = 17,
@@ -40,8 +41,6 @@ module mase_batch_norm #(
   localparam int SW = WEIGHT_PRECISION_0;
   localparam int AW = ACCUMULATOR_WIDTH;
   localparam int OUT_W = DATA_OUT_0_PRECISION_0;
-  localparam int CHANNELS = DATA_IN_0_TENSOR_SIZE_DIM_2;
-  localparam int PLANE = DATA_IN_0_TENSOR_SIZE_DIM_0 * DATA_IN_0_TENSOR_SIZE_DIM_1;
   localparam int WORD_ENTRIES = CHANNELS_LAST != 0 ? LANES : 1;  // table entries a beat reads
   localparam int TABLE_WORDS = CHANNELS / WORD_ENTRIES;
   localparam int BEATS_PER_WORD = CHANNELS_LAST != 0 ? 1 : PLANE / LANES;
@@ -57,7 +56,7 @@ module mase_batch_norm #(
   // A beat must never straddle two channels (iverilog/Verilator stop at time 0, yosys refuses
   // the unknown task when the condition is constant-true).
   initial if ((CHANNELS_LAST != 0 ? CHANNELS : PLANE) % LANES != 0)
-    $fatal(1, "mase_batch_norm: lanes must divide H*W (C where CHANNELS_LAST)");
+    $fatal(1, "mase_batch_norm: lanes must divide PLANE (CHANNELS where CHANNELS_LAST)");
 
   logic [WORD_ENTRIES*SW-1:0] scale_mem[0:TABLE_WORDS-1];
   logic [WORD_ENTRIES*AW-1:0] shift_mem[0:TABLE_WORDS-1];
