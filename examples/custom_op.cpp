@@ -4,7 +4,8 @@
 // vocabulary that has it, then quantized, evaluated bit-exact with its own integer rule,
 // costed, emitted and simulated in Verilator against the bit-exact evaluator through its own
 // component descriptor (its SystemVerilog text and cost); then a user's unary function, which
-// mase's own lookup-table component serves from its scalar_function alone. Nothing in mase is
+// mase's own lookup-table component serves from its scalar_function alone, and a user's fully
+// connected layer, which mase's linear component serves from its linear_form. Nothing in mase is
 // edited or registered globally.
 //
 //   custom_op [data_dir [output_dir]]   (default: the source tree's examples/data, ./custom_op_out)
@@ -157,6 +158,51 @@ struct soft_clip {
   }
 };
 
+// A user's fully connected layer (one of the user's own framework, say): it computes what
+// op::linear computes and says so with linear_form, so the bit-exact evaluator lowers it as a
+// linear and mase's own mase_linear serves it (weight and bias ROMs, tiles, cost); it brings its
+// float kernel and nothing for hardware.
+struct user_dense {
+  std::int64_t in_features = 0;
+  std::int64_t out_features = 0;
+
+  static constexpr std::string_view name = "user_dense";
+  using kind = mase::kind::module_related_func;
+  static constexpr mase::op_category category = mase::op_category::dot_product;
+  static constexpr mase::quantizable quantization{.weight = mase::operand_use::required,
+                                                  .bias = mase::operand_use::required_with_parameter};
+  static constexpr mase::hardware_mapping hardware{"mase_linear"};
+  static constexpr mase::arity inputs{1, 1};
+  static constexpr auto attributes() {
+    return mase::attribute_list{mase::attribute("in_features", &user_dense::in_features),
+                                mase::attribute("out_features", &user_dense::out_features)};
+  }
+  constexpr mase::parameter_list parameters() const {
+    return {{"weight", {out_features, in_features}}, {"bias", {out_features}}};
+  }
+  constexpr mase::shape_result infer_shapes(std::span<const mase::shape> in) const {
+    if (in[0].size() != 2 || in[0][1] != in_features) return mase::shape_error("user_dense: the input must be [N, in_features]");
+    return mase::shape_ok(mase::shape{in[0][0], out_features});
+  }
+  constexpr bool operator==(const user_dense&) const = default;
+
+  mase::op::linear linear_form() const { return {.in_features = in_features, .out_features = out_features, .bias = true}; }
+  // y[r, o] = bias[o] + sum_i x[r, i] * weight[o, i]
+  void evaluate(const mase::eval::kernel_args& args) const {
+    const mase::tensor& x = args.input(0);
+    const mase::tensor& w = args.parameter("weight");
+    const mase::tensor& b = args.parameter("bias");
+    mase::tensor& y = args.output();
+    const auto in = static_cast<std::size_t>(in_features), out = static_cast<std::size_t>(out_features);
+    for (std::size_t r = 0; r < x.size() / in; ++r)
+      for (std::size_t o = 0; o < out; ++o) {
+        double sum = b.data()[o];
+        for (std::size_t i = 0; i < in; ++i) sum += static_cast<double>(x.data()[r * in + i]) * w.data()[o * in + i];
+        y.data()[r * out + o] = static_cast<float>(sum);
+      }
+  }
+};
+
 // x [8, 4] -> linear 4 -> 4 -> soft_clip -> output, with fixed weights.
 mase::graph soft_clip_network() {
   mase::graph g;
@@ -169,6 +215,21 @@ mase::graph soft_clip_network() {
   g.set_parameter(fc, "bias", bias);
   const mase::node_id clip = g.add("clip", soft_clip{.scale = 1.5}, {fc});
   g.add("output", mase::op::output{}, {clip});
+  return g;
+}
+
+// x [8, 6] -> user_dense 6 -> 4 -> relu -> output, with fixed weights.
+mase::graph user_dense_network() {
+  mase::graph g;
+  const mase::node_id x = g.add("x", mase::op::placeholder{.shape = {8, 6}});
+  const mase::node_id dense = g.add("dense", user_dense{.in_features = 6, .out_features = 4}, {x});
+  mase::tensor weight({4, 6}), bias({4});
+  for (std::size_t i = 0; i < weight.size(); ++i) weight.data()[i] = 0.125f * static_cast<float>(static_cast<int>(i % 11) - 5);
+  for (std::size_t i = 0; i < bias.size(); ++i) bias.data()[i] = 0.25f * static_cast<float>(i) - 0.5f;
+  g.set_parameter(dense, "weight", weight);
+  g.set_parameter(dense, "bias", bias);
+  const mase::node_id relu = g.add("relu", mase::op::relu{}, {dense});
+  g.add("output", mase::op::output{}, {relu});
   return g;
 }
 
@@ -262,7 +323,33 @@ int main(int argc, char** argv) {
                              clip_component->modelled ? "modelled" : "NOT MODELLED", clip_emitted.project_dir.string(),
                              clip_sim.passed, clip_sim.failed);
     const bool clip_ok = clip_rule.find("lookup table") != std::string_view::npos && clip_component->modelled && clip_sim.ok();
-    return matches && reloaded == g && shrink_exact && sim.ok() && clip_ok ? 0 : 1;
+
+    // A user's fully connected layer served by mase's linear component.
+    const auto dense_design = user_dense_network() | mase::init_metadata | mase::add_common_metadata |
+                              mase::quantize({.by = mase::quantize_by::type,
+                                              .entries = {{"user_dense", mase::operand_formats{.data_in = q, .weight = q, .bias = q, .data_out = q}},
+                                                          {"relu", mase::operand_formats{.data_in = q, .data_out = q}}}}) |
+                              mase::add_hardware_metadata({.max_parallelism = {2, 2, 2, 2}});
+    mase::evaluator dense_exact(dense_design, mase::eval_mode::bit_exact);
+    const std::string_view dense_rule = dense_exact.bit_exact_description(dense_design.id("dense"));
+    const mase::verilog::hardware_cost dense_cost = mase::verilog::estimate_hardware_cost(dense_design);
+    const auto dense_component = std::find_if(dense_cost.components.begin(), dense_cost.components.end(),
+                                              [](const mase::verilog::component_cost& c) { return c.node == "dense"; });
+    const mase::verilog::emit_info dense_emitted =
+        mase::verilog::emit_verilog_project(dense_design, {.project_dir = out / "user_dense_rtl"});
+    const mase::verilog::simulation_result dense_sim =
+        mase::verilog::simulate(dense_emitted.project_dir, mase::verilog::simulator::verilator);
+    std::cout << fmt::format("== 8. user_dense, a user's fully connected layer, on {}: bit-exact rule \"{}\"; its cost "
+                             "{} cycles per sample, {} multipliers ({}); emitted {}, simulated in Verilator against the "
+                             "bit-exact evaluator: {} words passed, {} failed\n",
+                             dense_design[dense_design.id("dense")].meta.hardware.module.value_or("no component"), dense_rule,
+                             dense_component->cycles_per_sample,
+                             dense_component->multipliers.empty() ? 0 : dense_component->multipliers[0].count,
+                             dense_component->modelled ? "modelled" : "NOT MODELLED", dense_emitted.project_dir.string(),
+                             dense_sim.passed, dense_sim.failed);
+    const bool dense_ok = dense_rule.find("accumulator") != std::string_view::npos && dense_component->modelled &&
+                          dense_sim.ok();
+    return matches && reloaded == g && shrink_exact && sim.ok() && clip_ok && dense_ok ? 0 : 1;
   } catch (const mase::error& e) {
     std::cerr << "custom_op: " << e.what() << "\n";
     return 1;

@@ -16,7 +16,8 @@
 // - relu: exact on codes. Other unary functions: a lookup table indexed by the input code whose
 //   entries are the output format's quantization of f(x) computed in double (MASE's generated
 //   LUTs: integer_quantizer(f(x))), for inputs of at most lut_max_input_width bits. A user's
-//   unary op with a scalar_function member (ir/op/any_op.hpp) is tabulated the same way.
+//   unary op with a scalar_function member (ir/op/any_op.hpp) is tabulated the same way, and one
+//   with a linear_form member is lowered as that linear layer.
 // - softmax over the last dimension, layer_norm and rms_norm over their rows: integer rules with
 //   an exp table, an exact floor division and an exact inverse square root (fixed_functions.hpp).
 //
@@ -370,8 +371,8 @@ inline bit_exact_kernel make_scale_shift_kernel(const fixed_lowering& l) {
        acc_frac = l.accumulator_frac()](const kernel_args& args) {
         const tensor& v = args.input(0);
         tensor& y = args.output(0);
-        const std::int64_t channels = v.shape()[1];
         // [N, C, ...]: the elements of one channel of one sample are contiguous ([N, C]: one).
+        const std::int64_t channels = v.shape()[1];
         std::int64_t plane = 1;
         for (int d = 2; d < v.shape().size(); ++d) plane *= v.shape()[d];
         for (std::size_t i = 0; i < y.size(); ++i) {
@@ -636,33 +637,37 @@ std::optional<fixed_lowering> lower_to_fixed(const Node& n, const ordered_map<te
   const std::optional<fixed_fmt> out = fixed_entry(n, "data_out_0", true);
   if (!x || !out) return std::nullopt;
   fixed_lowering l{.input = *x, .output = *out};
+  // linear, conv1d, conv2d and a user's op with a linear form: the weight and bias as codes.
+  const auto lower_dot_product = [&]() -> std::optional<fixed_lowering> {
+    l.kind = lowering_kind::dot_product;
+    l.weight = fixed_entry(n, "weight");
+    const auto weight = parameters.find("weight");
+    if (!l.weight || weight == parameters.end()) return std::nullopt;
+    const auto bias = parameters.find("bias");
+    if (bias != parameters.end()) {
+      l.bias = fixed_entry(n, "bias");
+      if (!l.bias) return std::nullopt;
+    }
+    l.weight_shape = weight->second.shape();
+    const std::int64_t k = l.weight_shape.numel() / l.weight_shape[0];  // in/groups · kernel
+    l.accumulator_width = linear_accumulator_width(*x, *l.weight, k, l.bias);
+    require(l.accumulator_width <= 63,
+            "node {}: the bit-exact accumulator needs {} bits, more than int64 holds; use narrower formats",
+            n.name, l.accumulator_width);
+    l.weight_codes = detail::codes_of(weight->second.values(), l.weight->frac);
+    if (l.bias) {
+      l.aligned_bias = detail::codes_of(bias->second.values(), l.bias->frac);
+      for (std::int64_t& c : l.aligned_bias) c = bias_to_accumulator_raw(c, l.bias->frac, l.accumulator_frac());
+    }
+    return l;
+  };
   return visit_op<std::optional<fixed_lowering>>(
       n.op,
       [&](const auto& op) -> std::optional<fixed_lowering> {
         using Op = std::decay_t<decltype(op)>;
         if constexpr (std::is_same_v<Op, op::linear> || std::is_same_v<Op, op::conv1d> ||
                       std::is_same_v<Op, op::conv2d>) {
-          l.kind = lowering_kind::dot_product;
-          l.weight = fixed_entry(n, "weight");
-          const auto weight = parameters.find("weight");
-          if (!l.weight || weight == parameters.end()) return std::nullopt;
-          const auto bias = parameters.find("bias");
-          if (bias != parameters.end()) {
-            l.bias = fixed_entry(n, "bias");
-            if (!l.bias) return std::nullopt;
-          }
-          l.weight_shape = weight->second.shape();
-          const std::int64_t k = l.weight_shape.numel() / l.weight_shape[0];  // in/groups · kernel
-          l.accumulator_width = linear_accumulator_width(*x, *l.weight, k, l.bias);
-          require(l.accumulator_width <= 63,
-                  "node {}: the bit-exact accumulator needs {} bits, more than int64 holds; use narrower formats",
-                  n.name, l.accumulator_width);
-          l.weight_codes = detail::codes_of(weight->second.values(), l.weight->frac);
-          if (l.bias) {
-            l.aligned_bias = detail::codes_of(bias->second.values(), l.bias->frac);
-            for (std::int64_t& c : l.aligned_bias) c = bias_to_accumulator_raw(c, l.bias->frac, l.accumulator_frac());
-          }
-          return l;
+          return lower_dot_product();
         } else if constexpr (std::is_same_v<Op, op::matmul> || std::is_same_v<Op, op::bmm>) {
           l.kind = lowering_kind::matmul;
           l.other_input = fixed_entry(n, "data_in_1");
@@ -763,6 +768,8 @@ std::optional<fixed_lowering> lower_to_fixed(const Node& n, const ordered_map<te
         }
       },
       [&](const any_op& op) -> std::optional<fixed_lowering> {
+        // A user's op with a linear form: lowered as that linear layer.
+        if (op.linear_form()) return lower_dot_product();
         // A user's unary function with a scalar_function member: tabulated as mase's own.
         if (!op.has_scalar_function() || n.inputs.size() != 1 || x->width > lut_max_input_width) return std::nullopt;
         l.kind = lowering_kind::lookup_table;
@@ -775,21 +782,26 @@ std::optional<fixed_lowering> lower_to_fixed(const Node& n, const ordered_map<te
 // The kernel that runs a lowering of node n.
 template <class Node>
 bit_exact_kernel lowered_kernel(const Node& n, const fixed_lowering& l) {
+  // linear, conv1d, conv2d (and a user's op as its linear form): integer or floating products.
+  const auto dot_product_kernel = [&](const auto& op) -> bit_exact_kernel {
+    using Op = std::decay_t<decltype(op)>;
+    const std::int64_t out_channels = l.weight_shape[0];
+    std::int64_t groups = 1;
+    if constexpr (!std::is_same_v<Op, op::linear>) groups = op.groups;
+    if (integer_product_applies(l.input, *l.weight, l.weight_shape.numel() / out_channels) &&
+        prefer_integer_product(l.accumulator_width, out_channels / groups, std::is_same_v<Op, op::linear>))
+      return detail::make_integer_dot_product_kernel(op, n, l);
+    return detail::with_accumulator(l.accumulator_width, [&](auto t) {
+      return detail::make_dot_product_kernel<decltype(t)>(op, n, l);
+    });
+  };
   return visit_op<bit_exact_kernel>(
       n.op,
       [&](const auto& op) -> bit_exact_kernel {
         using Op = std::decay_t<decltype(op)>;
         if constexpr (std::is_same_v<Op, op::linear> || std::is_same_v<Op, op::conv1d> ||
                       std::is_same_v<Op, op::conv2d>) {
-          const std::int64_t out_channels = l.weight_shape[0];
-          std::int64_t groups = 1;
-          if constexpr (!std::is_same_v<Op, op::linear>) groups = op.groups;
-          if (integer_product_applies(l.input, *l.weight, l.weight_shape.numel() / out_channels) &&
-              prefer_integer_product(l.accumulator_width, out_channels / groups, std::is_same_v<Op, op::linear>))
-            return detail::make_integer_dot_product_kernel(op, n, l);
-          return detail::with_accumulator(l.accumulator_width, [&](auto t) {
-            return detail::make_dot_product_kernel<decltype(t)>(op, n, l);
-          });
+          return dot_product_kernel(op);
         } else if constexpr (std::is_same_v<Op, op::matmul> || std::is_same_v<Op, op::bmm>) {
           const shape& b_shape = std::get<tensor_meta>(n.meta.common.args.find("data_in_1")->second).shape;
           if (integer_product_applies(l.input, *l.other_input, matmul_inner_dimension(n)) &&
@@ -838,7 +850,8 @@ bit_exact_kernel lowered_kernel(const Node& n, const fixed_lowering& l) {
           throw error(fmt::format("node {} ({}): no kernel runs this lowering", n.name, n.op_name()));
         }
       },
-      [&](const any_op&) -> bit_exact_kernel {
+      [&](const any_op& op) -> bit_exact_kernel {
+        if (l.kind == lowering_kind::dot_product) return dot_product_kernel(*op.linear_form());
         if (l.kind == lowering_kind::lookup_table) return detail::make_lookup_kernel(n, l);  // scalar_function's table
         throw error(fmt::format("node {} ({}): a user's op gives its own bit-exact kernel", n.name, n.op_name()));
       });

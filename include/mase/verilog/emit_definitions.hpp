@@ -409,7 +409,7 @@ private:
     }
     if (plan.dot_product) {
       const linear_cost work{.node = n.name, .macs_per_sample = plan.macs_per_sample, .multipliers = plan.multipliers};
-      if (n.is<op::linear>()) info_.linear_layers.push_back(work);
+      if (linear_form_of(n.op)) info_.linear_layers.push_back(work);
       info_.dot_product_layers.push_back(work);
     }
     info_.multipliers += plan.multipliers;

@@ -22,6 +22,10 @@
 //     // optional, for a unary function: its exact value in double; the bit-exact evaluator then
 //     // tabulates it over every input code, as mase's own activations, and mase_lut serves it
 //     double scalar_function(double x) const;
+//     // optional, for an op that computes what op::linear computes (y = x·Wᵀ + b over the last
+//     // dimension, from its "weight" [out, in] and "bias" [out] parameters): that layer; the
+//     // bit-exact evaluator lowers it as a linear and mase_linear serves it
+//     mase::op::linear linear_form() const;
 //   };
 //
 // The facets declared in the IR (category, work, quantization, result format, hardware;
@@ -30,6 +34,7 @@
 // docs/extending.md shows a user's op end to end.
 
 #include <mase/core/ordered_map.hpp>
+#include <mase/ir/op/linear.hpp>
 #include <mase/ir/op/op_base.hpp>
 
 #include <memory>
@@ -86,6 +91,10 @@ template <class Op>
 concept user_op_with_scalar_function = requires(const Op& op, double x) {
   { op.scalar_function(x) } -> std::convertible_to<double>;
 };
+template <class Op>
+concept user_op_with_linear_form = requires(const Op& op) {
+  { op.linear_form() } -> std::convertible_to<op::linear>;
+};
 
 class any_op {
   struct concept_base {
@@ -105,6 +114,7 @@ class any_op {
     virtual bool hardware_parameters(const node& n, hardware_meta& h) const = 0;
     virtual bool has_scalar_function() const noexcept = 0;
     virtual double scalar_function(double x) const = 0;
+    virtual std::optional<op::linear> linear_form() const = 0;
     virtual op_category category() const noexcept = 0;
     virtual std::optional<op_work> work(std::span<const shape> inputs, std::span<const shape> results) const = 0;
     virtual const quantizable* quantization() const noexcept = 0;
@@ -168,6 +178,10 @@ class any_op {
       if constexpr (user_op_with_scalar_function<Op>) return static_cast<double>(op.scalar_function(x));
       else return (void)x, 0.0;
     }
+    std::optional<op::linear> linear_form() const override {
+      if constexpr (user_op_with_linear_form<Op>) return op.linear_form();
+      else return std::nullopt;
+    }
     op_category category() const noexcept override { return category_of<Op>(); }
     std::optional<op_work> work(std::span<const shape> in, std::span<const shape> results) const override {
       return work_of(op, in, results);
@@ -206,6 +220,8 @@ public:
   // Whether the op is a user's unary function with a scalar_function member, and its value.
   bool has_scalar_function() const noexcept { return self_->has_scalar_function(); }
   double scalar_function(double x) const { return self_->scalar_function(x); }
+  // The linear layer a user's op with a linear_form member computes; none for any other op.
+  std::optional<op::linear> linear_form() const { return self_->linear_form(); }
   op_category category() const noexcept { return self_->category(); }
   // The arithmetic of one forward and one backward pass: the op's own rule or its category's
   // default; nothing when the op has neither.
@@ -236,6 +252,12 @@ public:
 private:
   std::shared_ptr<const concept_base> self_;
 };
+
+// The linear layer an op computes: op::linear itself, or a user's op's linear_form.
+inline std::optional<op::linear> linear_form_of(const any_op& op) {
+  if (const op::linear* l = op.get_if<op::linear>()) return *l;
+  return op.linear_form();
+}
 
 // The former name of the node's op type.
 using op_variant = any_op;

@@ -12,11 +12,20 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace mase::verilog {
 
 namespace detail {
+
+// The layer an instance computes: a linear node's op, or a user's op's linear form.
+inline op::linear linear_of(const node& n) {
+  const std::optional<op::linear> lin = linear_form_of(n.op);
+  require(lin.has_value(), "mase_linear: node {} ({}) is neither a linear nor a user's op with a linear_form",
+          n.name, n.op_name());
+  return *lin;
+}
 
 inline void cost_of_mase_linear(const cost_context& ctx, component_cost& c) {
   using mase::detail::hardware_format;
@@ -44,7 +53,7 @@ inline void cost_of_mase_linear(const cost_context& ctx, component_cost& c) {
 inline void plan_of_mase_linear(const plan_context& ctx, instance_plan& plan) {
   const node& n = ctx.n;
   const eval::fixed_lowering& l = ctx.lowering_of();
-  const auto& lin = n.as<op::linear>();
+  const op::linear lin = linear_of(n);
   const std::int64_t p0 = param_int(n, "WEIGHT_PARALLELISM_DIM_0"), p1 = param_int(n, "WEIGHT_PARALLELISM_DIM_1");
   plan.parameter("ACCUMULATOR_WIDTH", l.accumulator_width);
   plan.rom("weight", linear_weight_order(l.weight_codes, lin.out_features, lin.in_features, p0, p1), p0 * p1,
@@ -62,13 +71,14 @@ inline std::int64_t metadata_of_mase_linear(const metadata_context& ctx) {
   const node& n = ctx.n;
   const std::int64_t tile_limit = ctx.tile_limit;
   auto& params = ctx.h.verilog_param;
-  const auto* lin = &n.as<op::linear>();
+  const op::linear linear = linear_of(n);
+  const op::linear* lin = &linear;
   std::int64_t out_lanes = ctx.input_lanes(0);
   const std::int64_t p0 = ctx.input_lanes(0);
   require(lin->in_features % p0 == 0,
-          "add_hardware_metadata: node {} (linear): its input arrives {} lanes wide, which does not "
+          "add_hardware_metadata: node {} ({}): its input arrives {} lanes wide, which does not "
                       "divide in_features {}; lower max_parallelism[0]",
-                      n.name, p0, lin->in_features);
+                      n.name, n.op_name(), p0, lin->in_features);
   const std::int64_t p1 = largest_divisor_at_most(lin->out_features, tile_limit);
   out_lanes = p1;
   mase::detail::add_tensor_parameters(params, n, "weight", {p0, p1});
