@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (.ci/run): run from the repository root after installing
 # tools/debian-packages.txt. Each stage prints its wall time.
-#   1. release:  the tests, benchmarks, examples and tool at -O2, warnings as errors;
-#   2. sanitize: clang 14 builds the tests, the tool and every libFuzzer target under
-#                AddressSanitizer + UndefinedBehaviorSanitizer, runs the tests again and replays
-#                each fuzz target's corpus with its libFuzzer binary;
+#   1. release:  the tests, examples and tool at -O2, warnings as errors, and runs the tests;
+#   2. sanitize: clang 14 builds the tests, the tool, the benchmarks and every libFuzzer target
+#                under AddressSanitizer + UndefinedBehaviorSanitizer, runs the tests again but the
+#                network-scale ones and replays each fuzz target's corpus with its libFuzzer binary;
 #   3. plain:    a bare configure (no preset: CMake's Release at -O3, the compiler's own warnings,
 #                none as errors), as a user's project builds mase: the library, examples and tool.
+# The test presets set OBJCACHE=ccache, which Verilator's generated makefiles read: every
+# simulated design compiles Verilator's runtime (verilated.cpp, …) again, and ccache does it once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
