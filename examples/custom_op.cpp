@@ -24,6 +24,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <string>
 
 #ifndef MASE_DEMO_DATA
 #define MASE_DEMO_DATA "examples/data"
@@ -233,6 +234,31 @@ mase::graph user_dense_network() {
   return g;
 }
 
+// A design in which mase's own component serves a user's op: the op's bit-exact rule, the
+// component the op got and its cost, and the design emitted and simulated in Verilator.
+struct served {
+  std::string rule;
+  std::string module;
+  mase::verilog::hardware_cost cost;
+  std::size_t component = 0;  // the op's entry in cost.components
+  mase::verilog::simulation_result sim;
+  std::string simulated;      // what emitting and simulating did, in words
+};
+served serve(const mase::graph& design, const std::string& node, const std::filesystem::path& dir) {
+  served s;
+  const mase::evaluator exact(design, mase::eval_mode::bit_exact);
+  s.rule = exact.bit_exact_description(design.id(node));
+  s.module = design.at(node).meta.hardware.module.value_or("no component");
+  s.cost = mase::verilog::estimate_hardware_cost(design);
+  while (s.component < s.cost.components.size() && s.cost.components[s.component].node != node) ++s.component;
+  if (s.component == s.cost.components.size()) throw mase::error("custom_op: node " + node + " has no cost");
+  const mase::verilog::emit_info emitted = mase::verilog::emit_verilog_project(design, {.project_dir = dir});
+  s.sim = mase::verilog::simulate(emitted.project_dir, mase::verilog::simulator::verilator);
+  s.simulated = fmt::format("emitted {}, simulated in Verilator against the bit-exact evaluator: {} words passed, {} failed",
+                            emitted.project_dir.string(), s.sim.passed, s.sim.failed);
+  return s;
+}
+
 // The ONNX converter for com.example.HardShrink (attribute "lambd", as torch spells it).
 void convert_hard_shrink(mase::onnx::importer& c) {
   c.set_output(0, c.emit(hard_shrink{.lambda = c.float_attribute("lambd", 0.5)}, {c.input(0)}));
@@ -301,54 +327,34 @@ int main(int argc, char** argv) {
                              emitted.project_dir.string(), sim.passed, sim.failed);
 
     // A user's unary function served by mase's lookup-table component.
-    const auto clip_design = soft_clip_network() | mase::init_metadata | mase::add_common_metadata |
-                             mase::quantize({.by = mase::quantize_by::type,
-                                             .entries = {{"linear", mase::operand_formats{.data_in = q, .weight = q, .bias = q, .data_out = q}},
-                                                         {"soft_clip", mase::operand_formats{.data_in = q, .data_out = q}}}}) |
-                             mase::add_hardware_metadata;
-    mase::evaluator clip_exact(clip_design, mase::eval_mode::bit_exact);
-    const std::string_view clip_rule = clip_exact.bit_exact_description(clip_design.id("clip"));
-    const mase::verilog::hardware_cost clip_cost = mase::verilog::estimate_hardware_cost(clip_design);
-    const auto clip_component = std::find_if(clip_cost.components.begin(), clip_cost.components.end(),
-                                             [](const mase::verilog::component_cost& c) { return c.node == "clip"; });
-    const mase::verilog::emit_info clip_emitted =
-        mase::verilog::emit_verilog_project(clip_design, {.project_dir = out / "soft_clip_rtl"});
-    const mase::verilog::simulation_result clip_sim =
-        mase::verilog::simulate(clip_emitted.project_dir, mase::verilog::simulator::verilator);
-    std::cout << fmt::format("== 7. soft_clip, a user's unary function, on mase_lut: bit-exact rule \"{}\"; its cost "
-                             "{} cycles per sample, {} ROM bits ({}); emitted {}, simulated in Verilator against the "
-                             "bit-exact evaluator: {} words passed, {} failed\n",
-                             clip_rule, clip_component->cycles_per_sample,
-                             clip_component->memories.empty() ? 0 : clip_component->memories[0].width * clip_component->memories[0].depth,
-                             clip_component->modelled ? "modelled" : "NOT MODELLED", clip_emitted.project_dir.string(),
-                             clip_sim.passed, clip_sim.failed);
-    const bool clip_ok = clip_rule.find("lookup table") != std::string_view::npos && clip_component->modelled && clip_sim.ok();
+    const served clip = serve(soft_clip_network() | mase::init_metadata | mase::add_common_metadata |
+                                  mase::quantize({.by = mase::quantize_by::type,
+                                                  .entries = {{"linear", mase::operand_formats{.data_in = q, .weight = q, .bias = q, .data_out = q}},
+                                                              {"soft_clip", mase::operand_formats{.data_in = q, .data_out = q}}}}) |
+                                  mase::add_hardware_metadata,
+                              "clip", out / "soft_clip_rtl");
+    const mase::verilog::component_cost& clip_cost = clip.cost.components[clip.component];
+    std::cout << fmt::format("== 7. soft_clip, a user's unary function, on {}: bit-exact rule \"{}\"; its cost "
+                             "{} cycles per sample, {} ROM bits ({}); {}\n",
+                             clip.module, clip.rule, clip_cost.cycles_per_sample,
+                             clip_cost.memories.empty() ? 0 : clip_cost.memories[0].width * clip_cost.memories[0].depth,
+                             clip_cost.modelled ? "modelled" : "NOT MODELLED", clip.simulated);
+    const bool clip_ok = clip.rule.find("lookup table") != std::string::npos && clip_cost.modelled && clip.sim.ok();
 
     // A user's fully connected layer served by mase's linear component.
-    const auto dense_design = user_dense_network() | mase::init_metadata | mase::add_common_metadata |
-                              mase::quantize({.by = mase::quantize_by::type,
-                                              .entries = {{"user_dense", mase::operand_formats{.data_in = q, .weight = q, .bias = q, .data_out = q}},
-                                                          {"relu", mase::operand_formats{.data_in = q, .data_out = q}}}}) |
-                              mase::add_hardware_metadata({.max_parallelism = {2, 2, 2, 2}});
-    mase::evaluator dense_exact(dense_design, mase::eval_mode::bit_exact);
-    const std::string_view dense_rule = dense_exact.bit_exact_description(dense_design.id("dense"));
-    const mase::verilog::hardware_cost dense_cost = mase::verilog::estimate_hardware_cost(dense_design);
-    const auto dense_component = std::find_if(dense_cost.components.begin(), dense_cost.components.end(),
-                                              [](const mase::verilog::component_cost& c) { return c.node == "dense"; });
-    const mase::verilog::emit_info dense_emitted =
-        mase::verilog::emit_verilog_project(dense_design, {.project_dir = out / "user_dense_rtl"});
-    const mase::verilog::simulation_result dense_sim =
-        mase::verilog::simulate(dense_emitted.project_dir, mase::verilog::simulator::verilator);
+    const served dense = serve(user_dense_network() | mase::init_metadata | mase::add_common_metadata |
+                                   mase::quantize({.by = mase::quantize_by::type,
+                                                   .entries = {{"user_dense", mase::operand_formats{.data_in = q, .weight = q, .bias = q, .data_out = q}},
+                                                               {"relu", mase::operand_formats{.data_in = q, .data_out = q}}}}) |
+                                   mase::add_hardware_metadata({.max_parallelism = {2, 2, 2, 2}}),
+                               "dense", out / "user_dense_rtl");
+    const mase::verilog::component_cost& dense_cost = dense.cost.components[dense.component];
     std::cout << fmt::format("== 8. user_dense, a user's fully connected layer, on {}: bit-exact rule \"{}\"; its cost "
-                             "{} cycles per sample, {} multipliers ({}); emitted {}, simulated in Verilator against the "
-                             "bit-exact evaluator: {} words passed, {} failed\n",
-                             dense_design[dense_design.id("dense")].meta.hardware.module.value_or("no component"), dense_rule,
-                             dense_component->cycles_per_sample,
-                             dense_component->multipliers.empty() ? 0 : dense_component->multipliers[0].count,
-                             dense_component->modelled ? "modelled" : "NOT MODELLED", dense_emitted.project_dir.string(),
-                             dense_sim.passed, dense_sim.failed);
-    const bool dense_ok = dense_rule.find("accumulator") != std::string_view::npos && dense_component->modelled &&
-                          dense_sim.ok();
+                             "{} cycles per sample, {} multipliers ({}); {}\n",
+                             dense.module, dense.rule, dense_cost.cycles_per_sample,
+                             dense_cost.multipliers.empty() ? 0 : dense_cost.multipliers[0].count,
+                             dense_cost.modelled ? "modelled" : "NOT MODELLED", dense.simulated);
+    const bool dense_ok = dense.rule.find("accumulator") != std::string::npos && dense_cost.modelled && dense.sim.ok();
     return matches && reloaded == g && shrink_exact && sim.ok() && clip_ok && dense_ok ? 0 : 1;
   } catch (const mase::error& e) {
     std::cerr << "custom_op: " << e.what() << "\n";
