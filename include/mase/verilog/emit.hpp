@@ -14,12 +14,17 @@
 // written into a staging folder and moved into place, so a failed emission changes nothing, and
 // replacing a project removes only what its manifest lists.
 //
+// Two steps: plan_design turns the graph into a verilog::design (verilog/design.hpp: instances
+// with their parameters and ROMs, nets, and each reader's edge with its FIFO, lane converter and
+// cast), and render_project prints that value; the emitter writes what it prints.
+//
 // Wiring: implicit nodes (flatten, reshape, view, dropout, identity) are followed through to the
 // component or graph input that produces their stream. A stream read by several components is
 // forked through one FIFO per reader, as deep as the other branches' first words need (a
-// residual's long branch takes a sample before its first word; fork_fifo_depths). An edge whose reader takes another number of lanes
-// gets a lane converter (mase_lanes), and an edge whose formats differ gets the hardware cast
-// (floor, saturate): the cast the bit-exact evaluator applies between fixed-point nodes.
+// residual's long branch takes a sample before its first word; fork_fifo_depths). An edge whose
+// reader takes another number of lanes gets a lane converter (mase_lanes), and an edge whose
+// formats differ gets the hardware cast (floor, saturate): the cast the bit-exact evaluator
+// applies between fixed-point nodes.
 
 #include <mase/core/compiled.hpp>
 #include <mase/core/error.hpp>
@@ -27,6 +32,7 @@
 #include <mase/core/tensor.hpp>
 #include <mase/format/fixed.hpp>
 #include <mase/ir/graph.hpp>
+#include <mase/verilog/design.hpp>
 
 #include <cstdint>
 #include <filesystem>
@@ -55,30 +61,6 @@ struct emit_options {
   ordered_map<std::string> components{};
 };
 
-// A port of the top level.
-struct stream_port {
-  std::string name;     // data_in_0, data_out_0, …
-  std::string node;     // the graph input it feeds / the node whose result it carries
-  fixed_fmt format{};
-  std::int64_t lanes = 1;
-  std::int64_t beats = 0;  // in the testbench's data
-};
-
-// A dot-product component's work per sample: for the cycles-versus-ideal check.
-struct linear_cost {
-  std::string node;
-  std::int64_t macs_per_sample = 0;
-  std::int64_t multipliers = 0;
-  std::int64_t ideal_cycles() const { return multipliers == 0 ? 0 : (macs_per_sample + multipliers - 1) / multipliers; }
-};
-
-// A fork's FIFO to one of its readers.
-struct fork_fifo {
-  std::string name;  // the instance in top_core.sv
-  std::int64_t depth = 0;             // words (beats of the fork's stream)
-  std::int64_t beats_per_sample = 0;  // of the fork's stream
-};
-
 struct emit_info {
   fs::path project_dir{};
   std::vector<std::string> components{};  // nodes with a component instance
@@ -102,6 +84,18 @@ inline void write_text(const fs::path& path, std::string_view text) {
   require(static_cast<bool>(file), "emit_verilog: cannot write {}", path.string());
 }
 }  // namespace detail
+
+// The design of a graph with hardware metadata: its components' instances (planned by their
+// descriptors from each node's lowering), the streams between them with their forks, lane
+// converters and casts, and the testbench's words from the bit-exact evaluator. Needs no
+// project folder; emit_verilog_project is plan_design, render_project and an atomic write.
+MASE_COMPILED_INLINE design plan_design(const graph& g, const emit_options& options);
+
+// Every file of the design's project (rtl/, tb/; the paths are relative), a function of the design alone.
+MASE_COMPILED_INLINE std::vector<project_file> render_project(const design& d);
+
+// The emitter's report of a design (its project_dir and rtl_files relative to the project).
+MASE_COMPILED_INLINE emit_info report_of(const design& d);
 
 // Emits the project; see the top of this file.
 MASE_COMPILED_INLINE emit_info emit_verilog_project(const graph& g, const emit_options& options);

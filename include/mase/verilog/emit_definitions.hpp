@@ -1,6 +1,8 @@
 #pragma once
-// The emitter (verilog/emit.hpp declares emit_verilog_project and says what it writes):
-// inline in the header-only mode, compiled once in mase::mase (src/verilog.cpp) otherwise.
+// The planner (plan_design: a graph with hardware metadata becomes a verilog::design) and
+// emit_verilog_project (verilog/emit.hpp declares them and says what is written): inline in the
+// header-only mode, compiled once in mase::mase (src/verilog.cpp) otherwise. The printers are in
+// render_definitions.hpp.
 
 #include <mase/core/error.hpp>
 #include <mase/core/project_folder.hpp>
@@ -11,7 +13,6 @@
 #include <mase/verilog/components.hpp>
 #include <mase/verilog/cost.hpp>
 #include <mase/verilog/emit.hpp>
-#include <mase/verilog/hex.hpp>
 #include <mase/verilog/layout.hpp>
 
 #include <algorithm>
@@ -80,14 +81,6 @@ inline bool uses_identifier(std::string_view text, std::string_view id) {
   return false;
 }
 
-inline std::string rom_file(std::span<const std::int64_t> codes, std::int64_t lanes_per_word, int width) {
-  std::string text;
-  text.reserve(codes.size() * static_cast<std::size_t>(width + 3) / 4 + codes.size());
-  for (std::size_t at = 0; at < codes.size(); at += static_cast<std::size_t>(lanes_per_word))
-    append_hex_word(text, codes.subspan(at, static_cast<std::size_t>(lanes_per_word)), width);
-  return text;
-}
-
 // A component's timing for FIFO sizing; a user's module may need a whole sample and banks none. A
 // line-buffered window sweep waits for rows, not a sample, and banks none (line_rows_held).
 inline component timing_of(const node& n) {
@@ -115,25 +108,25 @@ inline std::int64_t widest_lanes(const node& n) {
   return widest;
 }
 
-class emitter {
+class planner {
 public:
-  emitter(const graph& g, const emit_options& options) : g_(g), options_(options) {}
+  planner(const graph& g, const emit_options& options) : g_(g), options_(options) {}
 
-  emit_info run() {
-    require(!options_.project_dir.empty(), "emit_verilog: give the project directory (emit_options::project_dir)");
+  design run() {
     analyse();
     check_bit_exact_and_record();
-    // The folder must be new, empty or a project mase emitted before (core/project_folder.hpp);
-    // sim/ and reports/ are the tools' work folders (verilog/tools.hpp), replaced with the project.
-    project_writer out(options_.project_dir, "verilog", "emit_verilog");
-    fs::create_directories(out.staging() / "rtl");
-    fs::create_directories(out.staging() / "tb");
-    write_project(out.staging());
-    out.publish({std::string(work_folder_simulation), std::string(work_folder_reports)});
-    const fs::path target = fs::absolute(options_.project_dir);  // as the user named it (a link stays a link)
-    info_.project_dir = target;
-    for (fs::path& f : info_.rtl_files) f = target / f;
-    return info_;
+    for (node_id id : components_) design_.instances.push_back(instance_of(g_[id]));
+    for (const stream_source& s : sources_) design_.streams.push_back(edges_of(s));
+    modules_.insert(std::string(module_names::cast));  // edges and components cast with it
+    for (const std::string& m : modules_) design_.modules.push_back({m, std::string(source_of(m))});
+    // A generous bound on the testbench's run: every stage's cycles per sample (the cost model's,
+    // whose figure equals the simulation's without stalls) taken one after another, for each
+    // sample and one more, four times over for the stalls.
+    std::int64_t stages = 0;
+    for (const component_cost& c : estimate_hardware_cost(g_).components) stages += c.cycles_per_sample;
+    design_.testbench.seed = options_.seed;
+    design_.testbench.timeout_cycles = 4 * (std::max<std::int64_t>(samples_, 1) + 1) * stages + 100000;
+    return std::move(design_);
   }
 
 private:
@@ -310,22 +303,23 @@ private:
     };
     for (const stream_source& s : sources_) {
       if (!s.top_input) continue;
-      const std::vector<float> codes = in_stream_order(s, captured.at(s.id.index));
-      stimulus_.push_back({s.top_input_index, stream_words(codes, s.format, s.lanes)});
-      info_.inputs.push_back({.name = s.signal(), .node = g_[s.id].name, .format = s.format, .lanes = s.lanes,
-                              .beats = static_cast<std::int64_t>(codes.size()) / s.lanes});
+      const std::vector<float> values = in_stream_order(s, captured.at(s.id.index));
+      design_.inputs.push_back({.port = {.name = s.signal(), .node = g_[s.id].name, .format = s.format, .lanes = s.lanes,
+                                         .beats = static_cast<std::int64_t>(values.size()) / s.lanes},
+                                .codes = codes_of(values, s.format)});
     }
     for (const stream_source& s : sources_)
       for (const sink& k : s.sinks)
         if (k.top_output >= 0) {
           const std::vector<float> values = in_stream_order(s, results[static_cast<std::size_t>(k.top_output)]);
-          expected_.push_back({k.top_output, stream_words(values, s.format, s.lanes)});
-          info_.outputs.push_back({.name = fmt::format("data_out_{}", k.top_output), .node = g_[s.id].name,
-                                   .format = s.format, .lanes = s.lanes,
-                                   .beats = static_cast<std::int64_t>(values.size()) / s.lanes});
+          design_.outputs.push_back({.port = {.name = fmt::format("data_out_{}", k.top_output), .node = g_[s.id].name,
+                                              .format = s.format, .lanes = s.lanes,
+                                              .beats = static_cast<std::int64_t>(values.size()) / s.lanes},
+                                     .codes = codes_of(values, s.format)});
         }
-    std::sort(info_.outputs.begin(), info_.outputs.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
-    info_.samples = samples_;
+    std::sort(design_.outputs.begin(), design_.outputs.end(),
+              [](const port_data& a, const port_data& b) { return a.port.name < b.port.name; });
+    design_.testbench.samples = samples_;
   }
 
   // The samples each testbench input holds (its leading dimension; the same for every input).
@@ -357,37 +351,18 @@ private:
     return one;
   }
 
-  static std::string stream_words(std::span<const float> values, const fixed_fmt& f, std::int64_t lanes) {
+  static std::vector<std::int64_t> codes_of(std::span<const float> values, const fixed_fmt& f) {
     std::vector<std::int64_t> codes(values.size());
     for (std::size_t i = 0; i < values.size(); ++i) codes[i] = eval::raw_of(values[i], f.frac);
-    return rom_file(codes, lanes, f.width);
+    return codes;
   }
 
-  // --- files -------------------------------------------------------------------------------
+  // --- the design's parts ---------------------------------------------------------------
 
-  void write_project(const fs::path& dir) {
-    std::set<std::string> modules;
-    std::string core = top_core_text(dir, modules);
-    modules.insert(std::string(module_names::cast));  // edges and components cast with it
-    for (const std::string& m : modules) {
-      write_text(dir / "rtl" / (m + ".sv"), source_of(m));
-      info_.modules.push_back(m);
-      info_.rtl_files.push_back(fs::path("rtl") / (m + ".sv"));
-    }
-    write_text(dir / "rtl" / "top_core.sv", core);
-    write_text(dir / "rtl" / "top.sv", top_text());
-    info_.rtl_files.push_back("rtl/top_core.sv");
-    info_.rtl_files.push_back("rtl/top.sv");
-    for (const auto& [index, words] : stimulus_) write_text(dir / "tb" / fmt::format("data_in_{}.hex", index), words);
-    for (const auto& [index, words] : expected_) write_text(dir / "tb" / fmt::format("data_out_{}.hex", index), words);
-    write_text(dir / "tb" / "tb.sv", testbench_text());
-    write_text(dir / "tb" / "sim_main.cpp", verilator_main_text());
-  }
-
-  std::string instance_text(const node& n, const fs::path& dir, std::set<std::string>& modules) {
+  instance instance_of(const node& n) {
     const std::string& module = *n.meta.hardware.module;
-    modules.insert(module);
-    for (const std::string& f : n.meta.hardware.dependence_files) modules.insert(f.substr(0, f.size() - 3));
+    modules_.insert(module);
+    for (const std::string& f : n.meta.hardware.dependence_files) modules_.insert(f.substr(0, f.size() - 3));
     // What the component's descriptor plans for this instance: derived parameters and ROMs.
     instance_plan plan;
     if (const component* c = component_of(n); c != nullptr && c->plan != nullptr) {
@@ -399,48 +374,35 @@ private:
                .quantized_parameters = &reference_->quantized_parameters(id), .constant_operands = constants},
               plan);
     }
-    std::map<std::string, std::string> extra = std::move(plan.parameters);  // parameters the emitter computes
-    for (const rom_image& rom : plan.roms) {
+    instance result{.name = n.name, .op = std::string(n.op_name()), .module = module};
+    std::map<std::string, std::string> derived = std::move(plan.parameters);  // parameters the descriptor computes
+    for (rom_image& rom : plan.roms) {
       const std::string file = fmt::format("{}_{}.hex", n.name, rom.role);
-      write_text(dir / "rtl" / file, rom_file(rom.codes, rom.lanes_per_word, rom.width));
       std::string parameter = rom.role + "_MEMFILE";
       for (char& ch : parameter) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-      extra[parameter] = fmt::format("\"rtl/{}\"", file);
+      derived[parameter] = fmt::format("\"rtl/{}\"", file);
+      result.roms.push_back({.file = file, .image = std::move(rom)});
     }
     if (plan.dot_product) {
-      const linear_cost work{.node = n.name, .macs_per_sample = plan.macs_per_sample, .multipliers = plan.multipliers};
-      if (linear_form_of(n.op)) info_.linear_layers.push_back(work);
-      info_.dot_product_layers.push_back(work);
+      result.dot_product = linear_cost{.node = n.name, .macs_per_sample = plan.macs_per_sample, .multipliers = plan.multipliers};
+      result.linear_layer = linear_form_of(n.op).has_value();
     }
-    info_.multipliers += plan.multipliers;
+    result.multipliers = plan.multipliers;
 
-    std::string params_text, locals;
-    const std::vector<std::string> declared = component_parameters(source_of(module));
-    for (const std::string& p : declared) {
-      std::string value;
-      if (const auto e = extra.find(p); e != extra.end()) {
-        value = e->second;
-        if (value.front() != '"') {  // a number the emitter derived: named like the metadata's
-          locals += fmt::format("  localparam {}_{} = {};\n", n.name, p, value);
-          value = fmt::format("{}_{}", n.name, p);
-        }
-      } else if (const auto v = n.meta.hardware.verilog_param.find(p); v != n.meta.hardware.verilog_param.end()) {
-        // MASE's top-level names: <node>_<PARAMETER>.
-        locals += fmt::format("  localparam {}_{} = {};\n", n.name, p, verilog_literal(v->second));
-        value = fmt::format("{}_{}", n.name, p);
-      } else {
-        continue;  // the module's default
-      }
-      params_text += fmt::format("{}    .{}({})", params_text.empty() ? "" : ",\n", p, value);
-    }
     const std::string_view source = source_of(module);
-    std::string ports;
-    const auto port = [&](std::string_view name, const std::string& signal) {
-      ports += fmt::format("{}    .{}({})", ports.empty() ? "" : ",\n", name, signal);
+    for (const std::string& p : component_parameters(source)) {
+      if (const auto e = derived.find(p); e != derived.end()) {
+        // A number the descriptor derived is named like the metadata's; a string (a ROM's file) is inline.
+        result.parameters.push_back({.name = p, .value = e->second, .top_level_name = e->second.front() != '"'});
+      } else if (const auto v = n.meta.hardware.verilog_param.find(p); v != n.meta.hardware.verilog_param.end()) {
+        result.parameters.push_back({.name = p, .value = verilog_literal(v->second)});  // MASE's <node>_<PARAMETER>
+      }  // else the module's default
+    }
+    const auto port = [&](std::string name, std::string signal) {
+      result.ports.push_back({.port = std::move(name), .signal = std::move(signal)});
     };
     if (uses_identifier(source, "clk")) port("clk", "clk");
     if (uses_identifier(source, "rst")) port("rst", "rst");
-    std::string wires;
     for (std::size_t i = 0; i < stream_input_count(n); ++i) {
       const std::string s = stream_name(n, data_in_name(i));
       if (!is_stream_input(g_, n, i)) {  // a constant operand: the component's table holds it
@@ -449,9 +411,7 @@ private:
                                                         fixed_of(n, data_in_name(i)).width));
         port(data_in_name(i) + "_valid", "1'b0");
         port(data_in_name(i) + "_ready", s + "_ready");
-        wires += fmt::format("  /* verilator lint_off UNUSEDSIGNAL */\n  logic {}_ready;  // a constant operand: not a "
-                             "stream\n  /* verilator lint_on UNUSEDSIGNAL */\n",
-                             s);
+        result.constant_operand_ready.push_back(s);
         continue;
       }
       port(data_in_name(i), s);
@@ -463,31 +423,17 @@ private:
     port("data_out_0_valid", out + "_valid");
     port("data_out_0_ready", out + "_ready");
 
-    for (std::size_t i = 0; i < stream_input_count(n); ++i) {
-      if (!is_stream_input(g_, n, i)) continue;
-      const fixed_fmt f = fixed_of(n, data_in_name(i));
-      const std::int64_t lanes = param_int(n, fmt::format("DATA_IN_{}_PARALLELISM_DIM_0", i));
-      const std::string s = stream_name(n, data_in_name(i));
-      wires += fmt::format("  logic [{}:0] {};\n  logic {}_valid, {}_ready;\n", lanes * f.width - 1, s, s, s);
-    }
-    const fixed_fmt of = fixed_of(n, "data_out_0");
-    wires += fmt::format("  logic [{}:0] {};\n  logic {}_valid, {}_ready;\n",
-                         param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0") * of.width - 1, out, out, out);
-    return fmt::format("  // {} ({})\n{}{}  {} #(\n{}\n  ) {}_inst (\n{}\n  );\n\n", n.name, n.op_name(), locals, wires,
-                       module, params_text, n.name, ports);
+    for (std::size_t i = 0; i < stream_input_count(n); ++i)
+      if (is_stream_input(g_, n, i))
+        result.nets.push_back({.name = stream_name(n, data_in_name(i)), .type = input_type(n, i)});
+    result.nets.push_back(
+        {.name = out, .type = {.format = fixed_of(n, "data_out_0"), .lanes = param_int(n, "DATA_OUT_0_PARALLELISM_DIM_0")}});
+    return result;
   }
 
-  // The data of one edge, cast if the reader's format differs.
-  std::string connect_data(const std::string& from, const fixed_fmt& from_fmt, const std::string& to,
-                           const fixed_fmt& to_fmt, std::int64_t lanes) {
-    // Same width, fraction and overflow: the cast is the identity (rounding modes do not act on it).
-    if (from_fmt.width == to_fmt.width && from_fmt.frac == to_fmt.frac && from_fmt.ovf == to_fmt.ovf)
-      return fmt::format("  assign {} = {};\n", to, from);
-    ++info_.casts;
-    return fmt::format("  mase_cast #(.IN_WIDTH({}), .IN_FRAC({}), .OUT_WIDTH({}), .OUT_FRAC({}), .SYMMETRIC({}), "
-                       ".LANES({})) {}_cast (.data_in({}), .data_out({}));\n",
-                       from_fmt.width, from_fmt.frac, to_fmt.width, to_fmt.frac,
-                       to_fmt.ovf == overflow::saturate_symmetric ? 1 : 0, lanes, to, from, to);
+  // A component's stream input i: its format and lanes.
+  static stream_type input_type(const node& n, std::size_t i) {
+    return {.format = fixed_of(n, data_in_name(i)), .lanes = param_int(n, fmt::format("DATA_IN_{}_PARALLELISM_DIM_0", i))};
   }
 
   // The components downstream of a sink's reader, the reader included (none for a graph output).
@@ -608,128 +554,34 @@ private:
     return depths;
   }
 
-  std::string top_core_text(const fs::path& dir, std::set<std::string>& modules) {
-    std::string body;
-    for (node_id id : components_) {
-      body += instance_text(g_[id], dir, modules);
-      info_.components.push_back(g_[id].name);
-    }
-    body += "  // Streams between components\n";
-    for (const stream_source& s : sources_) {
-      const std::string from = s.top_input ? s.signal() : stream_name(g_[s.id], "data_out_0");
-      const auto sink_signal = [&](const sink& k) {
-        return k.top_output >= 0 ? fmt::format("data_out_{}", k.top_output) : stream_name(g_[k.consumer], data_in_name(k.input));
-      };
-      const auto sink_format = [&](const sink& k) {
-        return k.top_output >= 0 ? s.format : fixed_of(g_[k.consumer], data_in_name(k.input));
-      };
-      const auto sink_lanes = [&](const sink& k) {
-        return k.top_output >= 0 ? s.lanes : param_int(g_[k.consumer], fmt::format("DATA_IN_{}_PARALLELISM_DIM_0", k.input));
-      };
-      // One reader's edge from the stream `data` (with its _valid and _ready): a lane converter when
-      // the reader takes another number of lanes, then the cast when its format differs.
-      const auto connect = [&](const std::string& data, const sink& k) {
-        const std::string to = sink_signal(k);
-        std::string stream = data;
-        const std::int64_t lanes = sink_lanes(k);
-        if (lanes != s.lanes) {
-          ++info_.lane_converters;
-          modules.insert(std::string(module_names::lanes));
-          stream = to + "_lanes";
-          body += fmt::format("  logic [{}:0] {};\n  logic {}_valid, {}_ready;\n", lanes * s.format.width - 1, stream,
-                              stream, stream);
-          body += fmt::format("  mase_lanes #(.WIDTH({}), .IN_LANES({}), .OUT_LANES({})) {}_converter (\n"
-                              "    .clk(clk), .rst(rst),\n    .data_in({}), .data_in_valid({}_valid), "
-                              ".data_in_ready({}_ready),\n    .data_out({}), .data_out_valid({}_valid), "
-                              ".data_out_ready({}_ready)\n  );\n",
-                              s.format.width, s.lanes, lanes, stream, data, data, data, stream, stream, stream);
-        }
-        body += connect_data(stream, s.format, to, sink_format(k), lanes);
-        body += fmt::format("  assign {}_valid = {}_valid;\n  assign {}_ready = {}_ready;\n", to, stream, stream, to);
-      };
-      if (s.sinks.size() == 1) {
-        connect(from, s.sinks.front());
-        continue;
+  // The edges from one stream to its readers: a FIFO each where it forks, a lane converter where
+  // a reader takes another number of lanes, the cast where its format differs.
+  stream_edges edges_of(const stream_source& s) {
+    stream_edges result{.source = s.top_input ? s.signal() : stream_name(g_[s.id], "data_out_0"),
+                        .type = {.format = s.format, .lanes = s.lanes}};
+    const std::vector<std::int64_t> depths = s.sinks.size() > 1 ? fork_fifo_depths(s) : std::vector<std::int64_t>{};
+    for (std::size_t j = 0; j < s.sinks.size(); ++j) {
+      const sink& k = s.sinks[j];
+      const stream_type to = k.top_output >= 0 ? result.type : input_type(g_[k.consumer], k.input);
+      edge e{.reader = k.top_output >= 0 ? fmt::format("data_out_{}", k.top_output)
+                                         : stream_name(g_[k.consumer], data_in_name(k.input))};
+      if (!depths.empty()) {
+        modules_.insert(std::string(module_names::fifo));
+        e.fifo = fork_fifo{.name = fmt::format("{}_fork_{}", result.source, j), .depth = depths[j],
+                           .beats_per_sample = s.elements_per_sample / s.lanes};
       }
-      // A fork: every reader gets every word through its own FIFO; the producer advances when all have room.
-      ++info_.forks;
-      modules.insert(std::string(module_names::fifo));
-      const std::int64_t beats = s.elements_per_sample / s.lanes;
-      const std::int64_t bits = s.lanes * s.format.width;
-      std::string all_ready;
-      const std::vector<std::int64_t> depths = fork_fifo_depths(s);
-      for (std::size_t j = 0; j < s.sinks.size(); ++j) {
-        const std::int64_t depth = depths[j];
-        const std::string fifo = fmt::format("{}_fork_{}", from, j);
-        info_.fork_fifos.push_back({.name = fifo, .depth = depth, .beats_per_sample = beats});
-        body += fmt::format("  logic [{}:0] {}_data;\n  logic {}_data_valid, {}_data_ready, {}_in_ready;\n", bits - 1,
-                            fifo, fifo, fifo, fifo);
-        body += fmt::format("  mase_fifo #(.WIDTH({}), .DEPTH({})) {} (\n    .clk(clk), .rst(rst),\n    .in_data({}), "
-                            ".in_valid({}_valid & {}_ready), .in_ready({}_in_ready),\n    .out_data({}_data), "
-                            ".out_valid({}_data_valid), .out_ready({}_data_ready)\n  );\n",
-                            bits, depth, fifo, from, from, from, fifo, fifo, fifo, fifo);
-        connect(fifo + "_data", s.sinks[j]);
-        all_ready += fmt::format("{}{}_in_ready", all_ready.empty() ? "" : " & ", fifo);
+      if (to.lanes != s.lanes) {
+        modules_.insert(std::string(module_names::lanes));
+        e.converter = lane_converter{.name = e.reader + "_lanes", .width = s.format.width, .in_lanes = s.lanes,
+                                     .out_lanes = to.lanes};
       }
-      body += fmt::format("  assign {}_ready = {};\n", from, all_ready);
+      // Same width, fraction and overflow: the cast is the identity (rounding modes do not act on it).
+      if (s.format.width != to.format.width || s.format.frac != to.format.frac || s.format.ovf != to.format.ovf)
+        e.cast = format_cast{.from = s.format, .to = to.format, .lanes = to.lanes};
+      result.readers.push_back(std::move(e));
     }
-
-    std::string ports = "  input  logic clk,\n  input  logic rst";
-    for (const stream_port& p : info_.inputs)
-      ports += fmt::format(",\n  input  logic [{}:0] {},\n  input  logic {}_valid,\n  output logic {}_ready",
-                           p.lanes * p.format.width - 1, p.name, p.name, p.name);
-    for (const stream_port& p : info_.outputs)
-      ports += fmt::format(",\n  output logic [{}:0] {},\n  output logic {}_valid,\n  input  logic {}_ready",
-                           p.lanes * p.format.width - 1, p.name, p.name, p.name);
-    return fmt::format("// Generated by mase: the components of the graph and the streams between them.\n"
-                       "module top_core (\n{}\n);\n\n{}endmodule\n",
-                       ports, body);
+    return result;
   }
-
-  std::string top_text() const {
-    std::string params, ports = "  input  logic clk,\n  input  logic rst", body;
-    const auto add = [&](const stream_port& p, bool input) {
-      const std::string& key = p.name;
-      const std::string upper = mase::detail::upper(key);
-      params += fmt::format("{}  parameter int {}_PRECISION_0 = {},\n  parameter int {}_PRECISION_1 = {},\n"
-                            "  parameter int {}_PARALLELISM_DIM_0 = {}",
-                            params.empty() ? "" : ",\n", upper, p.format.width, upper, p.format.frac, upper, p.lanes);
-      ports += fmt::format(",\n  {} logic [{}_PRECISION_0-1:0] {} [{}_PARALLELISM_DIM_0-1:0],\n  {} logic {}_valid,\n"
-                           "  {} logic {}_ready",
-                           input ? "input " : "output", upper, key, upper, input ? "input " : "output", key,
-                           input ? "output" : "input ", key);
-      body += fmt::format("  logic [{}_PARALLELISM_DIM_0*{}_PRECISION_0-1:0] {}_flat;\n", upper, upper, key);
-      body += fmt::format("  for (genvar l = 0; l < {}_PARALLELISM_DIM_0; l++) begin : g_{}\n", upper, key);
-      if (input)
-        body += fmt::format("    assign {}_flat[l*{}_PRECISION_0 +: {}_PRECISION_0] = {}[l];\n", key, upper, upper, key);
-      else
-        body += fmt::format("    assign {}[l] = {}_flat[l*{}_PRECISION_0 +: {}_PRECISION_0];\n", key, key, upper, upper);
-      body += "  end\n";
-    };
-    for (const stream_port& p : info_.inputs) add(p, true);
-    for (const stream_port& p : info_.outputs) add(p, false);
-    std::string connections = "    .clk(clk),\n    .rst(rst)";
-    for (const auto* list : {&info_.inputs, &info_.outputs})
-      for (const stream_port& p : *list)
-        connections += fmt::format(",\n    .{}({}_flat),\n    .{}_valid({}_valid),\n    .{}_ready({}_ready)", p.name,
-                                   p.name, p.name, p.name, p.name, p.name);
-    return fmt::format(
-        "// Generated by mase: the design's top level with MASE's port convention (one unpacked array\n"
-        "// element per lane). The parameters describe the design; its widths are fixed by top_core.\n"
-        "// PRECISION_1 is the fraction width of each port's fixed-point words.\n"
-        
-        "/* verilator lint_off UNUSEDPARAM */\n"
-        "module top #(\n{}\n) (\n{}\n);\n/* verilator lint_on UNUSEDPARAM */\n{}\n  top_core core (\n{}\n  );\n\nendmodule\n",
-        params, ports, body, connections);
-  }
-
-  std::int64_t max_word_bits() const {
-    std::int64_t bits = 1;
-    for (const stream_port& p : info_.outputs) bits = std::max(bits, p.lanes * p.format.width);
-    return bits;
-  }
-  std::string testbench_text() const;
-  static std::string verilator_main_text();
 
   const graph& g_;
   const emit_options& options_;
@@ -739,23 +591,40 @@ private:
   std::vector<stream_source> sources_;
   std::map<std::size_t, std::size_t> sources_index_;
   std::map<std::pair<std::size_t, std::size_t>, tensor> constant_operands_;  // (node, input): its codes' values
-  std::vector<std::pair<int, std::string>> stimulus_, expected_;
   std::int64_t samples_ = 0;
   std::int64_t batch_ = mase::detail::hardware_batch(g_);  // the samples the graph's tensors hold
-  emit_info info_;
+  std::set<std::string> modules_;  // the modules the design instantiates
+  design design_;
 };
 
 }  // namespace detail
 
+MASE_COMPILED_INLINE design plan_design(const graph& g, const emit_options& options) {
+  return detail::planner(g, options).run();
+}
+
 // Emits the project; see the top of this file.
 MASE_COMPILED_INLINE emit_info emit_verilog_project(const graph& g, const emit_options& options) {
-  return detail::emitter(g, options).run();
+  require(!options.project_dir.empty(), "emit_verilog: give the project directory (emit_options::project_dir)");
+  const design d = plan_design(g, options);
+  const std::vector<project_file> files = render_project(d);
+  // The folder must be new, empty or a project mase emitted before (core/project_folder.hpp);
+  // sim/ and reports/ are the tools' work folders (verilog/tools.hpp), replaced with the project.
+  project_writer out(options.project_dir, "verilog", "emit_verilog");
+  fs::create_directories(out.staging() / "rtl");
+  fs::create_directories(out.staging() / "tb");
+  for (const project_file& f : files) detail::write_text(out.staging() / f.path, f.text);
+  out.publish({std::string(work_folder_simulation), std::string(work_folder_reports)});
+  emit_info info = report_of(d);
+  info.project_dir = fs::absolute(options.project_dir);  // as the user named it (a link stays a link)
+  for (fs::path& f : info.rtl_files) f = info.project_dir / f;
+  return info;
 }
 
 }  // namespace mase::verilog
 
-// The emitter's testbench members.
-#include <mase/verilog/testbench.hpp>
+// The printers of the design: top_core.sv, top.sv, the testbench and its data.
+#include <mase/verilog/render_definitions.hpp>
 
 // A unit that links the compiled library (mase::mase) gets these from the library; defining them again here would
 // break the link with duplicate symbols.
