@@ -24,12 +24,13 @@
 
 namespace mase {
 
-// A field of a metadata struct: its name (MASE's) and its member. A struct that lists its fields
-// in a static fields() is printed (ir/print.hpp) and saved and loaded (io/checkpoint/codec.hpp)
-// field by field from that list, so a field added to the struct and its list cannot be
-// forgotten by either; its equality is the compiler's, over every member.
+// A field of a metadata struct: its name (MASE's) and its member. Every metadata struct lists its
+// fields once, in a static fields(); its equality (below), its printing (ir/print.hpp) and its
+// checkpoint codec (io/checkpoint/codec.hpp) all go through that list, and a static_assert checks
+// that it names every member, so a new field cannot be forgotten by any of them.
 template <class Struct, class T>
 struct metadata_field {
+  using value_type = T;
   std::string_view name;
   T Struct::*member;
 };
@@ -39,6 +40,62 @@ constexpr metadata_field<Struct, T> metadata_field_of(std::string_view name, T S
 }
 template <class Struct>
 concept described_metadata = requires { Struct::fields(); };
+
+namespace detail {
+// Metadata compares bit for bit, as tensors do: a NaN statistic equals itself and -0 differs from
+// +0, so a graph equals its reloaded checkpoint exactly when nothing was lost.
+inline bool same_field(double a, double b) noexcept { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
+inline bool same_field(const tensor& a, const tensor& b) { return a.identical(b); }
+template <class T>
+bool same_field(const T& a, const T& b);
+template <class T>
+bool same_field(const std::optional<T>& a, const std::optional<T>& b);
+template <class T>
+bool same_field(const std::vector<T>& a, const std::vector<T>& b);
+template <class... T>
+bool same_field(const std::variant<T...>& a, const std::variant<T...>& b);
+template <class T>
+bool same_field(const ordered_map<T>& a, const ordered_map<T>& b);
+
+template <class T>
+bool same_field(const T& a, const T& b) {
+  return a == b;  // a described struct's own operator==, or the value's
+}
+template <class T>
+bool same_field(const std::optional<T>& a, const std::optional<T>& b) {
+  return a.has_value() == b.has_value() && (!a || same_field(*a, *b));
+}
+template <class T>
+bool same_field(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](const T& x, const T& y) { return same_field(x, y); });
+}
+template <class... T>
+bool same_field(const std::variant<T...>& a, const std::variant<T...>& b) {
+  return a.index() == b.index() &&
+         std::visit([&](const auto& x) { return same_field(x, std::get<std::decay_t<decltype(x)>>(b)); }, a);
+}
+// Same keys in the same order, values the same.
+template <class T>
+bool same_field(const ordered_map<T>& a, const ordered_map<T>& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const auto& x, const auto& y) {
+           return x.first == y.first && same_field(x.second, y.second);
+         });
+}
+// Every listed field the same.
+template <described_metadata S>
+bool same_fields(const S& a, const S& b) {
+  return std::apply([&](const auto&... f) { return (same_field(a.*f.member, b.*f.member) && ...); }, S::fields());
+}
+}  // namespace detail
+
+// Whether a field holds something to print or save: a tensor's value is recorded only sometimes,
+// and prints and checkpoints leave an unrecorded one out.
+template <class T>
+constexpr bool field_recorded(const T&) noexcept {
+  return true;
+}
+inline bool field_recorded(const std::optional<tensor>& value) noexcept { return value.has_value(); }
 
 // A tensor argument or result: its shape, its number format and, when recorded, its value.
 // An unquantized tensor has precision float32 (MASE's type "float", precision [32]).
@@ -51,10 +108,12 @@ struct tensor_meta {
   // "float" for float32, else the format family ("fixed", "minifloat", "block_fp", …).
   std::string type() const;
 
-  friend bool operator==(const tensor_meta& a, const tensor_meta& b) {
-    return a.shape == b.shape && a.precision == b.precision && a.value.has_value() == b.value.has_value() &&
-           (!a.value || a.value->identical(*b.value));
+  // In MASE's order (its "type" comes first, derived).
+  static constexpr auto fields() {
+    return std::tuple{metadata_field_of("precision", &tensor_meta::precision),
+                      metadata_field_of("shape", &tensor_meta::shape), metadata_field_of("value", &tensor_meta::value)};
   }
+  friend bool operator==(const tensor_meta& a, const tensor_meta& b) { return detail::same_fields(a, b); }
 };
 
 // A non-tensor argument (softmax's dim, inplace, …), with its value.
@@ -63,30 +122,6 @@ using config_value = attribute_value;
 // An entry of common.args: a tensor or a config value.
 using arg_meta = std::variant<tensor_meta, config_value>;
 
-// Metadata compares bit for bit, as tensors do: a NaN statistic equals itself and -0 differs
-// from +0, so a graph equals its reloaded checkpoint exactly when nothing was lost.
-namespace detail {
-inline bool same_bits(double a, double b) noexcept {
-  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
-}
-inline bool same_value(const attribute_value& a, const attribute_value& b) {
-  const double* x = std::get_if<double>(&a);
-  const double* y = std::get_if<double>(&b);
-  return x != nullptr && y != nullptr ? same_bits(*x, *y) : a == b;
-}
-inline bool same_value(const arg_meta& a, const arg_meta& b) {
-  if (a.index() != b.index()) return false;
-  if (const auto* t = std::get_if<tensor_meta>(&a)) return *t == std::get<tensor_meta>(b);
-  return same_value(std::get<config_value>(a), std::get<config_value>(b));
-}
-// Same keys in the same order, values equal under `same`.
-template <class T, class Same>
-bool same_entries(const ordered_map<T>& a, const ordered_map<T>& b, Same same) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [&](const auto& x, const auto& y) {
-           return x.first == y.first && same(x.second, y.second);
-         });
-}
-}  // namespace detail
 
 struct common_meta {
   std::string mase_op;
@@ -96,10 +131,12 @@ struct common_meta {
   // data_out_0, data_out_1, …
   ordered_map<tensor_meta> results;
 
-  friend bool operator==(const common_meta& a, const common_meta& b) {
-    return a.mase_op == b.mase_op && a.mase_type == b.mase_type && a.results == b.results &&
-           detail::same_entries(a.args, b.args, [](const arg_meta& x, const arg_meta& y) { return detail::same_value(x, y); });
+  static constexpr auto fields() {
+    return std::tuple{metadata_field_of("mase_op", &common_meta::mase_op),
+                      metadata_field_of("mase_type", &common_meta::mase_type),
+                      metadata_field_of("args", &common_meta::args), metadata_field_of("results", &common_meta::results)};
   }
+  friend bool operator==(const common_meta& a, const common_meta& b) { return detail::same_fields(a, b); }
 };
 
 // A statistic's fields: a number, a list of numbers, or MASE's "NA" (too few samples).
@@ -113,26 +150,17 @@ using statistic = ordered_map<stat_value>;
 // software.args[entry] / software.results[entry]: the statistics profiled for it.
 struct software_entry {
   ordered_map<statistic> stat;
-  friend bool operator==(const software_entry& a, const software_entry& b) {
-    const auto same_field = [](const stat_value& x, const stat_value& y) {
-      if (x.index() != y.index()) return false;
-      if (const double* d = std::get_if<double>(&x)) return detail::same_bits(*d, std::get<double>(y));
-      if (const auto* v = std::get_if<std::vector<double>>(&x)) {
-        const auto& w = std::get<std::vector<double>>(y);
-        return v->size() == w.size() && std::equal(v->begin(), v->end(), w.begin(), detail::same_bits);
-      }
-      return true;  // not_available
-    };
-    return detail::same_entries(a.stat, b.stat, [&](const statistic& x, const statistic& y) {
-      return detail::same_entries(x, y, same_field);
-    });
-  }
+  static constexpr auto fields() { return std::tuple{metadata_field_of("stat", &software_entry::stat)}; }
+  friend bool operator==(const software_entry& a, const software_entry& b) { return detail::same_fields(a, b); }
 };
 
 struct software_meta {
   ordered_map<software_entry> args;
   ordered_map<software_entry> results;
-  friend bool operator==(const software_meta&, const software_meta&) = default;
+  static constexpr auto fields() {
+    return std::tuple{metadata_field_of("args", &software_meta::args), metadata_field_of("results", &software_meta::results)};
+  }
+  friend bool operator==(const software_meta& a, const software_meta& b) { return detail::same_fields(a, b); }
 };
 
 // MASE_HARDWARE_TOOLCHAIN.
@@ -152,11 +180,11 @@ inline toolchain toolchain_from_string(std::string_view name) {
 struct interface_entry {
   std::string storage = "BRAM";
   bool transpose = false;
-  friend bool operator==(const interface_entry&, const interface_entry&) = default;
   static constexpr auto fields() {
     return std::tuple{metadata_field_of("storage", &interface_entry::storage),
                       metadata_field_of("transpose", &interface_entry::transpose)};
   }
+  friend bool operator==(const interface_entry& a, const interface_entry& b) { return detail::same_fields(a, b); }
 };
 
 // A Verilog parameter value: an integer, a flag, a list (array parameters) or a string.
@@ -174,7 +202,6 @@ struct hardware_meta {
   // Its rank-4 streams ([N, C, H, W] maps) run channels-last: each sample H x W pixels of C
   // channels (add_hardware_metadata sets it on the nodes with a map where hardware_options asks).
   bool channels_last = false;
-  friend bool operator==(const hardware_meta&, const hardware_meta&) = default;
   // MASE's names, in MASE's order (and channels_last, mase's own).
   static constexpr auto fields() {
     return std::tuple{metadata_field_of("is_implicit", &hardware_meta::is_implicit),
@@ -187,6 +214,7 @@ struct hardware_meta {
                       metadata_field_of("max_parallelism", &hardware_meta::max_parallelism),
                       metadata_field_of("channels_last", &hardware_meta::channels_last)};
   }
+  friend bool operator==(const hardware_meta& a, const hardware_meta& b) { return detail::same_fields(a, b); }
 };
 
 namespace detail {
@@ -203,15 +231,26 @@ consteval std::size_t aggregate_members() {
 template <described_metadata S>
 inline constexpr bool lists_every_member = std::tuple_size_v<decltype(S::fields())> == aggregate_members<S>();
 }  // namespace detail
-static_assert(detail::lists_every_member<interface_entry>, "interface_entry::fields() must list every member");
-static_assert(detail::lists_every_member<hardware_meta>, "hardware_meta::fields() must list every member");
 
 struct node_metadata {
   common_meta common;
   software_meta software;
   hardware_meta hardware;
-  friend bool operator==(const node_metadata&, const node_metadata&) = default;
+  static constexpr auto fields() {
+    return std::tuple{metadata_field_of("common", &node_metadata::common),
+                      metadata_field_of("software", &node_metadata::software),
+                      metadata_field_of("hardware", &node_metadata::hardware)};
+  }
+  friend bool operator==(const node_metadata& a, const node_metadata& b) { return detail::same_fields(a, b); }
 };
+
+static_assert(detail::lists_every_member<tensor_meta>, "tensor_meta::fields() must list every member");
+static_assert(detail::lists_every_member<common_meta>, "common_meta::fields() must list every member");
+static_assert(detail::lists_every_member<software_entry>, "software_entry::fields() must list every member");
+static_assert(detail::lists_every_member<software_meta>, "software_meta::fields() must list every member");
+static_assert(detail::lists_every_member<interface_entry>, "interface_entry::fields() must list every member");
+static_assert(detail::lists_every_member<hardware_meta>, "hardware_meta::fields() must list every member");
+static_assert(detail::lists_every_member<node_metadata>, "node_metadata::fields() must list every member");
 
 // MASE's entry names: data_in_<i>, data_out_<i>.
 inline std::string data_in_name(std::size_t i) { return fmt::format("data_in_{}", i); }

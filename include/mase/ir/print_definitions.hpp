@@ -102,69 +102,19 @@ private:
   std::string& out_;
 };
 
-MASE_COMPILED_INLINE std::string tensor_meta_inline(const tensor_meta& t) {
-  std::string text = fmt::format("{{type: {}, precision: {}, shape: {}", t.type(), to_string(t.precision), to_string(t.shape));
-  if (t.value) text += fmt::format(", value: {}", summarize(*t.value));
-  return text + "}";
-}
-
-MASE_COMPILED_INLINE std::string arg_inline(const arg_meta& a) {
-  if (const tensor_meta* t = std::get_if<tensor_meta>(&a)) return tensor_meta_inline(*t);
-  const config_value& c = std::get<config_value>(a);
-  return fmt::format("{{type: {}, value: {}}}", python_type_name(c), to_string(c));
-}
-
-template <class T, class Inline>
-void write_map(tree_writer& w, int depth, std::string_view key, const ordered_map<T>& map, Inline&& to_text) {
-  if (map.empty()) return w.entry(depth, key, "{}");
-  w.open(depth, key);
-  for (const auto& [name, value] : map) w.entry(depth + 1, name, to_text(value));
-}
-
-MASE_COMPILED_INLINE void write_common(tree_writer& w, int depth, const common_meta& c) {
-  // An empty mase_op means add_common_metadata has not run, so mase_type is only its default.
-  const bool filled = !c.mase_op.empty();
-  w.entry(depth, "mase_op", filled ? std::string_view(c.mase_op) : "(not set)");
-  w.entry(depth, "mase_type", filled ? to_string(c.mase_type) : "(not set)");
-  write_map(w, depth, "args", c.args, arg_inline);
-  write_map(w, depth, "results", c.results, tensor_meta_inline);
-}
-
-MASE_COMPILED_INLINE void write_software_entries(tree_writer& w, int depth, std::string_view key,
-                                                 const ordered_map<software_entry>& entries) {
-  if (entries.empty()) return w.entry(depth, key, "{}");
-  w.open(depth, key);
-  for (const auto& [name, entry] : entries) {
-    w.open(depth + 1, name);
-    if (entry.stat.empty()) {
-      w.entry(depth + 2, "stat", "{}");
-      continue;
-    }
-    w.open(depth + 2, "stat");
-    for (const auto& [stat_name, fields] : entry.stat) {
-      std::string text = "{";
-      bool first = true;
-      for (const auto& [field, value] : fields) {
-        text += fmt::format("{}{}: {}", first ? "" : ", ", field, stat_to_string(value));
-        first = false;
-      }
-      w.entry(depth + 3, stat_name, text + "}");
-    }
-  }
-}
-
-MASE_COMPILED_INLINE void write_software(tree_writer& w, int depth, const software_meta& s) {
-  write_software_entries(w, depth, "args", s.args);
-  write_software_entries(w, depth, "results", s.results);
-}
-
-// A metadata field's value on one line, by its type (the fields of a described_metadata struct,
-// ir/metadata.hpp).
+// A metadata field's value on one line, by its type; a described struct (ir/metadata.hpp) as
+// "{name: value, …}" over its fields.
 inline std::string inline_field_value(bool v) { return v ? "true" : "false"; }
 inline std::string inline_field_value(int v) { return fmt::format("{}", v); }
 inline std::string inline_field_value(toolchain t) { return std::string(to_string(t)); }
+inline std::string inline_field_value(node_kind k) { return std::string(to_string(k)); }
 inline std::string inline_field_value(const std::string& s) { return s; }
 inline std::string inline_field_value(const std::optional<std::string>& s) { return s ? *s : "None"; }
+inline std::string inline_field_value(const shape& s) { return to_string(s); }
+inline std::string inline_field_value(const format& f) { return to_string(f); }
+inline std::string inline_field_value(const std::optional<tensor>& t) { return t ? summarize(*t) : "None"; }
+inline std::string inline_field_value(const stat_value& v) { return stat_to_string(v); }
+inline std::string inline_field_value(const verilog_value& v) { return verilog_value_to_string(v); }
 inline std::string inline_field_value(const std::vector<std::string>& list) {
   std::string text = "[";
   for (std::size_t i = 0; i < list.size(); ++i) text += fmt::format("{}{}", i == 0 ? "" : ", ", list[i]);
@@ -176,27 +126,103 @@ std::string inline_field_value(const std::array<int, N>& list) {
   for (std::size_t i = 0; i < N; ++i) text += fmt::format("{}{}", i == 0 ? "" : ", ", list[i]);
   return text + "]";
 }
-inline std::string inline_field_value(const verilog_value& v) { return verilog_value_to_string(v); }
+template <described_metadata S>
+std::string inline_field_value(const S& s);
+inline std::string inline_field_value(const arg_meta& a) {
+  if (const tensor_meta* t = std::get_if<tensor_meta>(&a)) return inline_field_value(*t);
+  const config_value& c = std::get<config_value>(a);
+  return fmt::format("{{type: {}, value: {}}}", python_type_name(c), to_string(c));
+}
+template <class T>
+std::string inline_field_value(const ordered_map<T>& map) {
+  std::string text;
+  for (const auto& [key, value] : map) text += fmt::format("{}{}: {}", text.empty() ? "" : ", ", key, inline_field_value(value));
+  return "{" + text + "}";
+}
+// What a struct shows before its fields: a tensor's MASE type, derived from its precision.
+template <class S>
+std::string derived_fields_text(const S&) {
+  return {};
+}
+inline std::string derived_fields_text(const tensor_meta& t) { return fmt::format("type: {}", t.type()); }
 template <described_metadata S>
 std::string inline_field_value(const S& s) {
-  std::string text;
-  std::apply([&](const auto&... f) {
-    ((text += fmt::format("{}{}: {}", text.empty() ? "" : ", ", f.name, inline_field_value(s.*f.member))), ...);
-  }, S::fields());
+  std::string text = derived_fields_text(s);
+  std::apply(
+      [&](const auto&... f) {
+        const auto add = [&](std::string_view name, const auto& value) {
+          if (field_recorded(value)) text += fmt::format("{}{}: {}", text.empty() ? "" : ", ", name, inline_field_value(value));
+        };
+        (add(f.name, s.*f.member), ...);
+      },
+      S::fields());
   return "{" + text + "}";
 }
 
+// A struct prints on one line unless it holds a map or a struct that does not (common, software,
+// hardware and a software entry print as nested blocks; a tensor or an interface entry inline).
+template <class T>
+inline constexpr bool prints_as_block = false;
+template <class T>
+inline constexpr bool prints_as_block<ordered_map<T>> = true;
+template <described_metadata S>
+inline constexpr bool prints_as_block<S> =
+    std::apply([](const auto&... f) { return (prints_as_block<typename std::decay_t<decltype(f)>::value_type> || ...); },
+               S::fields());
+
+// What a field shows instead of its value: add_common_metadata sets mase_op and mase_type
+// together, so before it has run the type is only its default.
+template <class S>
+std::optional<std::string_view> placeholder_text(const S&, std::string_view) {
+  return std::nullopt;
+}
+inline std::optional<std::string_view> placeholder_text(const common_meta& c, std::string_view field) {
+  if (c.mase_op.empty() && (field == "mase_op" || field == "mase_type")) return "(not set)";
+  return std::nullopt;
+}
+
+template <described_metadata S>
+void write_fields(tree_writer& w, int depth, const S& s);
+// A map's entry: a block struct's fields nested below its key, anything else on the key's line.
+template <class T>
+void write_entry(tree_writer& w, int depth, std::string_view key, const T& value) {
+  if constexpr (described_metadata<T> && prints_as_block<T>) {
+    w.open(depth, key);
+    write_fields(w, depth + 1, value);
+  } else {
+    w.entry(depth, key, inline_field_value(value));
+  }
+}
+// A struct's field: a map's entries one a line below its name ("{}" when empty), else as an entry.
 template <class T>
 void write_field(tree_writer& w, int depth, std::string_view name, const T& value) {
-  w.entry(depth, name, inline_field_value(value));
+  write_entry(w, depth, name, value);
 }
 template <class T>
 void write_field(tree_writer& w, int depth, std::string_view name, const ordered_map<T>& map) {
-  write_map(w, depth, name, map, [](const T& value) { return inline_field_value(value); });
+  if (map.empty()) return w.entry(depth, name, "{}");
+  w.open(depth, name);
+  for (const auto& [key, value] : map) write_entry(w, depth + 1, key, value);
+}
+template <described_metadata S>
+void write_fields(tree_writer& w, int depth, const S& s) {
+  std::apply(
+      [&](const auto&... f) {
+        const auto write = [&](std::string_view name, const auto& value) {
+          if (const auto text = placeholder_text(s, name)) w.entry(depth, name, *text);
+          else write_field(w, depth, name, value);
+        };
+        (write(f.name, s.*f.member), ...);
+      },
+      S::fields());
 }
 
-MASE_COMPILED_INLINE void write_hardware(tree_writer& w, int depth, const hardware_meta& h) {
-  std::apply([&](const auto&... f) { (write_field(w, depth, f.name, h.*f.member), ...); }, hardware_meta::fields());
+template <described_metadata S>
+std::string fields_text(const S& s) {
+  std::string out;
+  tree_writer w(out);
+  write_fields(w, 0, s);
+  return out;
 }
 
 // `input_name` spells an input edge: its node's name with a graph, its id without one.
@@ -209,40 +235,24 @@ MASE_COMPILED_INLINE std::string node_to_string(const node& n, const std::functi
   std::string inputs = "[";
   for (std::size_t i = 0; i < n.inputs.size(); ++i) inputs += fmt::format("{}{}", i == 0 ? "" : ", ", input_name(n.inputs[i]));
   w.entry(1, "inputs", inputs + "]");
-  write_map(w, 1, "parameters", n.parameters, [](const tensor& t) { return summarize(t); });
-  w.open(1, "common");
-  write_common(w, 2, n.meta.common);
-  w.open(1, "software");
-  write_software(w, 2, n.meta.software);
-  w.open(1, "hardware");
-  write_hardware(w, 2, n.meta.hardware);
+  if (n.parameters.empty()) w.entry(1, "parameters", "{}");
+  else {
+    w.open(1, "parameters");
+    for (const auto& [role, t] : n.parameters) w.entry(2, role, summarize(t));
+  }
+  write_fields(w, 1, n.meta);
   return out;
 }
 
 }  // namespace detail
 
-MASE_COMPILED_INLINE std::string to_string(const tensor_meta& t) { return detail::tensor_meta_inline(t); }
+MASE_COMPILED_INLINE std::string to_string(const tensor_meta& t) { return detail::inline_field_value(t); }
 
-MASE_COMPILED_INLINE std::string to_string(const common_meta& c) {
-  std::string out;
-  detail::tree_writer w(out);
-  detail::write_common(w, 0, c);
-  return out;
-}
+MASE_COMPILED_INLINE std::string to_string(const common_meta& c) { return detail::fields_text(c); }
 
-MASE_COMPILED_INLINE std::string to_string(const software_meta& s) {
-  std::string out;
-  detail::tree_writer w(out);
-  detail::write_software(w, 0, s);
-  return out;
-}
+MASE_COMPILED_INLINE std::string to_string(const software_meta& s) { return detail::fields_text(s); }
 
-MASE_COMPILED_INLINE std::string to_string(const hardware_meta& h) {
-  std::string out;
-  detail::tree_writer w(out);
-  detail::write_hardware(w, 0, h);
-  return out;
-}
+MASE_COMPILED_INLINE std::string to_string(const hardware_meta& h) { return detail::fields_text(h); }
 
 MASE_COMPILED_INLINE std::string to_string(const node& n) {
   return detail::node_to_string(n, [](node_id id) { return fmt::format("node#{}", id.index); });

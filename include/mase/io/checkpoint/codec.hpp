@@ -699,93 +699,73 @@ safetensors_contents read_safetensors(Reader&& read, std::uint64_t size, const s
 
 // ---- metadata to JSON ------------------------------------------------------------------------
 
-inline std::string value_tensor_name(std::string_view node, std::string_view section, std::string_view entry) {
-  return fmt::format("{}.meta.common.{}.{}.value", node, section, entry);
-}
+// Where a metadata field sits: the text errors name ("node fc1: meta.common.args.data_in_0"), and
+// the node and dotted path ("meta.common.args.data_in_0") that a recorded value's tensor is named
+// by ("fc1.meta.common.args.data_in_0.value"). Saving adds the tensors to `tensors`.
+struct field_place {
+  std::string where;
+  std::string node;
+  std::string path;
+  tensor_list* tensors = nullptr;
+  field_place member(std::string_view key) const { return {member_path(where, key), node, member_path(path, key), tensors}; }
+};
 
-inline json put_tensor_meta(const tensor_meta& m, const std::string& tensor_name, tensor_list& tensors,
-                            std::string_view where) {
-  json j = json::object();
-  j["shape"] = put_dims(m.shape);
-  j["precision"] = to_string(m.precision);
-  if (m.value) {
-    j["value"] = tensor_name;
-    tensors.add(tensor_name, *m.value, where);
-  }
-  return j;
+// A metadata field's value, by its type; a described struct (ir/metadata.hpp) as an object of its
+// fields, those not recorded left out.
+inline json put_field_value(bool v, const field_place&) { return v; }
+inline json put_field_value(int v, const field_place&) { return v; }
+inline json put_field_value(toolchain t, const field_place&) { return std::string(to_string(t)); }
+inline json put_field_value(node_kind k, const field_place&) { return std::string(to_string(k)); }
+inline json put_field_value(const std::string& s, const field_place& at) { return put_text(s, at.where); }
+inline json put_field_value(const std::optional<std::string>& s, const field_place& at) {
+  return s ? json(put_text(*s, at.where)) : json(nullptr);
 }
-
-inline json put_common(const common_meta& c, std::string_view node, tensor_list& tensors, std::string_view where) {
-  json j = json::object();
-  j["mase_op"] = put_text(c.mase_op, member_path(where, "mase_op"));
-  j["mase_type"] = std::string(to_string(c.mase_type));
-  json& args = j["args"] = json::object();
-  for (const auto& [entry, arg] : c.args) {
-    const std::string at = member_path(member_path(where, "args"), entry);
-    const std::string key = put_text(entry, at);
-    if (const auto* t = std::get_if<tensor_meta>(&arg)) args[key] = put_tensor_meta(*t, value_tensor_name(node, "args", entry), tensors, at);
-    else args[key] = put_attribute(std::get<config_value>(arg));
-  }
-  json& results = j["results"] = json::object();
-  for (const auto& [entry, result] : c.results) {
-    const std::string at = member_path(member_path(where, "results"), entry);
-    results[put_text(entry, at)] = put_tensor_meta(result, value_tensor_name(node, "results", entry), tensors, at);
-  }
-  return j;
-}
-
-inline json put_software_entries(const ordered_map<software_entry>& entries, std::string_view where) {
-  json j = json::object();
-  for (const auto& [entry, value] : entries) {
-    const std::string at = member_path(where, entry);
-    json stats = json::object();
-    for (const auto& [stat_name, stat] : value.stat) {
-      const std::string stat_at = member_path(member_path(at, "stat"), stat_name);
-      json fields = json::object();
-      for (const auto& [field_name, v] : stat) fields[put_text(field_name, member_path(stat_at, field_name))] = put_stat(v);
-      stats[put_text(stat_name, stat_at)] = std::move(fields);
-    }
-    json e = json::object();
-    e["stat"] = std::move(stats);
-    j[put_text(entry, at)] = std::move(e);
-  }
-  return j;
-}
-
-// A metadata field's value, by its type (the fields of a described_metadata struct, ir/metadata.hpp).
-inline json put_field_value(bool v, std::string_view) { return v; }
-inline json put_field_value(int v, std::string_view) { return v; }
-inline json put_field_value(toolchain t, std::string_view) { return std::string(to_string(t)); }
-inline json put_field_value(const std::string& s, std::string_view where) { return put_text(s, where); }
-inline json put_field_value(const std::optional<std::string>& s, std::string_view where) {
-  return s ? json(put_text(*s, where)) : json(nullptr);
-}
-inline json put_field_value(const std::vector<std::string>& list, std::string_view where) {
+inline json put_field_value(const std::vector<std::string>& list, const field_place& at) {
   json j = json::array();
-  for (std::size_t i = 0; i < list.size(); ++i) j.push_back(put_text(list[i], index_path(where, i)));
+  for (std::size_t i = 0; i < list.size(); ++i) j.push_back(put_text(list[i], index_path(at.where, i)));
   return j;
 }
 template <std::size_t N>
-json put_field_value(const std::array<int, N>& list, std::string_view) {
+json put_field_value(const std::array<int, N>& list, const field_place&) {
   return json(list);
 }
-inline json put_field_value(const verilog_value& v, std::string_view where) { return put_verilog_value(v, where); }
+inline json put_field_value(const shape& s, const field_place&) { return put_dims(s); }
+inline json put_field_value(const format& f, const field_place&) { return to_string(f); }
+// A recorded value: saved as a tensor of its own, named here.
+inline json put_field_value(const std::optional<tensor>& value, const field_place& at) {
+  const std::string name = fmt::format("{}.{}", at.node, at.path);
+  at.tensors->add(name, *value, at.where);
+  return name;
+}
+inline json put_field_value(const verilog_value& v, const field_place& at) { return put_verilog_value(v, at.where); }
+inline json put_field_value(const stat_value& v, const field_place&) { return put_stat(v); }
 template <described_metadata S>
-json put_field_value(const S& s, std::string_view where);
+json put_field_value(const S& s, const field_place& at);
+// An argument: a tensor as an object, a config value as itself.
+inline json put_field_value(const arg_meta& arg, const field_place& at) {
+  if (const auto* t = std::get_if<tensor_meta>(&arg)) return put_field_value(*t, at);
+  return put_attribute(std::get<config_value>(arg));
+}
 template <class T>
-json put_field_value(const ordered_map<T>& map, std::string_view where) {
+json put_field_value(const ordered_map<T>& map, const field_place& at) {
   json j = json::object();
   for (const auto& [key, value] : map) {
-    const std::string at = member_path(where, key);
-    j[put_text(key, at)] = put_field_value(value, at);
+    const field_place entry = at.member(key);
+    j[put_text(key, entry.where)] = put_field_value(value, entry);
   }
   return j;
 }
 template <described_metadata S>
-json put_field_value(const S& s, std::string_view where) {
+json put_field_value(const S& s, const field_place& at) {
   json j = json::object();
-  std::apply([&](const auto&... f) { ((j[std::string(f.name)] = put_field_value(s.*f.member, member_path(where, f.name))), ...); },
-             S::fields());
+  std::apply(
+      [&](const auto&... f) {
+        const auto put = [&](std::string_view name, const auto& value) {
+          if (field_recorded(value)) j[std::string(name)] = put_field_value(value, at.member(name));
+        };
+        (put(f.name, s.*f.member), ...);
+      },
+      S::fields());
   return j;
 }
 
@@ -815,14 +795,7 @@ inline json put_node(const graph& g, const node& n, tensor_list& tensors) {
     tensors.add(tensor_name, t, where);
   }
 
-  json meta = json::object();
-  meta["common"] = put_common(n.meta.common, n.name, tensors, node_field(where, "meta.common"));
-  json software = json::object();
-  software["args"] = put_software_entries(n.meta.software.args, node_field(where, "meta.software.args"));
-  software["results"] = put_software_entries(n.meta.software.results, node_field(where, "meta.software.results"));
-  meta["software"] = std::move(software);
-  meta["hardware"] = put_field_value(n.meta.hardware, node_field(where, "meta.hardware"));
-  j["meta"] = std::move(meta);
+  j["meta"] = put_field_value(n.meta, field_place{node_field(where, "meta"), n.name, "meta", &tensors});
   return j;
 }
 
@@ -872,132 +845,80 @@ std::string checkpoint_codec<Graph>::json_text(const checkpoint_plan& plan, writ
 
 // ---- metadata from JSON ----------------------------------------------------------------------
 
-inline tensor_meta get_tensor_meta(const json& j, tensor_store& store, std::string_view where) {
-  object_at(j, where);
-  only_fields(j, {"shape", "precision", "value"}, where);
-  tensor_meta m;
-  if (const json* s = field(j, "shape")) m.shape = get_dims(*s, member_path(where, "shape"));
-  if (const json* p = field(j, "precision")) {
-    const std::string at = member_path(where, "precision");
-    const std::string text = get_string(*p, at);
-    try {
-      m.precision = parse_format(text);
-    } catch (const error& e) {
-      fail(at, e.what());
-    }
-  }
-  if (const json* v = field(j, "value")) {
-    const std::string at = member_path(where, "value");
-    m.value = store.take(get_string(*v, at), at);
-  }
-  return m;
-}
-
-inline common_meta get_common(const json& j, tensor_store& store, std::string_view where) {
-  object_at(j, where);
-  only_fields(j, {"mase_op", "mase_type", "args", "results"}, where);
-  common_meta c;
-  if (const json* op = field(j, "mase_op")) c.mase_op = get_string(*op, member_path(where, "mase_op"));
-  if (const json* type = field(j, "mase_type")) {
-    const std::string at = member_path(where, "mase_type");
-    try {
-      c.mase_type = node_kind_from_string(get_string(*type, at));
-    } catch (const error& e) {
-      fail(at, e.what());
-    }
-  }
-  if (const json* args = field(j, "args")) {
-    const std::string at = member_path(where, "args");
-    object_at(*args, at);
-    for (auto it = args->begin(); it != args->end(); ++it) {
-      const std::string entry_at = member_path(at, it.key());
-      if (it->is_object()) c.args.insert_or_assign(it.key(), arg_meta(get_tensor_meta(*it, store, entry_at)));
-      else c.args.insert_or_assign(it.key(), arg_meta(std::in_place_type<config_value>, get_attribute(*it, entry_at)));
-    }
-  }
-  if (const json* results = field(j, "results")) {
-    const std::string at = member_path(where, "results");
-    object_at(*results, at);
-    for (auto it = results->begin(); it != results->end(); ++it)
-      c.results.insert_or_assign(it.key(), get_tensor_meta(*it, store, member_path(at, it.key())));
-  }
-  return c;
-}
-
-inline ordered_map<software_entry> get_software_entries(const json& j, std::string_view where) {
-  object_at(j, where);
-  ordered_map<software_entry> entries;
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    const std::string at = member_path(where, it.key());
-    object_at(*it, at);
-    only_fields(*it, {"stat"}, at);
-    software_entry entry;
-    if (const json* stats = field(*it, "stat")) {
-      const std::string stats_at = member_path(at, "stat");
-      object_at(*stats, stats_at);
-      for (auto s = stats->begin(); s != stats->end(); ++s) {
-        const std::string stat_at = member_path(stats_at, s.key());
-        object_at(*s, stat_at);
-        statistic stat;
-        for (auto f = s->begin(); f != s->end(); ++f)
-          stat.insert_or_assign(f.key(), get_stat(*f, member_path(stat_at, f.key())));
-        entry.stat.insert_or_assign(s.key(), std::move(stat));
-      }
-    }
-    entries.insert_or_assign(it.key(), std::move(entry));
-  }
-  return entries;
-}
-
-inline software_meta get_software(const json& j, std::string_view where) {
-  object_at(j, where);
-  only_fields(j, {"args", "results"}, where);
-  software_meta s;
-  if (const json* args = field(j, "args")) s.args = get_software_entries(*args, member_path(where, "args"));
-  if (const json* results = field(j, "results")) s.results = get_software_entries(*results, member_path(where, "results"));
-  return s;
-}
-
-// A metadata field's value from its JSON, by its type (put_field_value's inverse).
-inline void get_field_value(const json& j, bool& v, std::string_view where) { v = get_bool(j, where); }
-inline void get_field_value(const json& j, int& v, std::string_view where) { v = get_int(j, where); }
-inline void get_field_value(const json& j, toolchain& t, std::string_view where) {
+// A metadata field's value from its JSON, by its type (put_field_value's inverse); a recorded
+// tensor value is taken from `store`.
+inline void get_field_value(const json& j, bool& v, std::string_view where, tensor_store&) { v = get_bool(j, where); }
+inline void get_field_value(const json& j, int& v, std::string_view where, tensor_store&) { v = get_int(j, where); }
+inline void get_field_value(const json& j, toolchain& t, std::string_view where, tensor_store&) {
   try {
     t = toolchain_from_string(get_string(j, where));
   } catch (const error& e) {
     fail(where, e.what());
   }
 }
-inline void get_field_value(const json& j, std::string& s, std::string_view where) { s = get_string(j, where); }
-inline void get_field_value(const json& j, std::optional<std::string>& s, std::string_view where) {
+inline void get_field_value(const json& j, node_kind& k, std::string_view where, tensor_store&) {
+  try {
+    k = node_kind_from_string(get_string(j, where));
+  } catch (const error& e) {
+    fail(where, e.what());
+  }
+}
+inline void get_field_value(const json& j, std::string& s, std::string_view where, tensor_store&) {
+  s = get_string(j, where);
+}
+inline void get_field_value(const json& j, std::optional<std::string>& s, std::string_view where, tensor_store&) {
   if (j.is_null()) s.reset();
   else s = get_string(j, where);
 }
-inline void get_field_value(const json& j, std::vector<std::string>& list, std::string_view where) {
+inline void get_field_value(const json& j, std::vector<std::string>& list, std::string_view where, tensor_store&) {
   array_at(j, where);
   list.clear();
   for (std::size_t i = 0; i < j.size(); ++i) list.push_back(get_string(j[i], index_path(where, i)));
 }
 template <std::size_t N>
-void get_field_value(const json& j, std::array<int, N>& list, std::string_view where) {
+void get_field_value(const json& j, std::array<int, N>& list, std::string_view where, tensor_store&) {
   array_at(j, where);
   if (j.size() != N) fail(where, fmt::format("must list {} integers, not {}", N, j.size()));
   for (std::size_t i = 0; i < N; ++i) list[i] = get_int(j[i], index_path(where, i));
 }
-inline void get_field_value(const json& j, verilog_value& v, std::string_view where) { v = get_verilog_value(j, where); }
+inline void get_field_value(const json& j, shape& s, std::string_view where, tensor_store&) { s = get_dims(j, where); }
+inline void get_field_value(const json& j, format& f, std::string_view where, tensor_store&) {
+  const std::string text = get_string(j, where);
+  try {
+    f = parse_format(text);
+  } catch (const error& e) {
+    fail(where, e.what());
+  }
+}
+inline void get_field_value(const json& j, std::optional<tensor>& value, std::string_view where, tensor_store& store) {
+  value = store.take(get_string(j, where), where);
+}
+inline void get_field_value(const json& j, verilog_value& v, std::string_view where, tensor_store&) {
+  v = get_verilog_value(j, where);
+}
+inline void get_field_value(const json& j, stat_value& v, std::string_view where, tensor_store&) { v = get_stat(j, where); }
 template <described_metadata S>
-void get_field_value(const json& j, S& s, std::string_view where);
+void get_field_value(const json& j, S& s, std::string_view where, tensor_store& store);
+inline void get_field_value(const json& j, arg_meta& arg, std::string_view where, tensor_store& store) {
+  if (j.is_object()) {
+    tensor_meta t;
+    get_field_value(j, t, where, store);
+    arg = std::move(t);
+  } else {
+    arg = arg_meta(std::in_place_type<config_value>, get_attribute(j, where));
+  }
+}
 template <class T>
-void get_field_value(const json& j, ordered_map<T>& map, std::string_view where) {
+void get_field_value(const json& j, ordered_map<T>& map, std::string_view where, tensor_store& store) {
   object_at(j, where);
   for (auto it = j.begin(); it != j.end(); ++it) {
     T value{};
-    get_field_value(*it, value, member_path(where, it.key()));
+    get_field_value(*it, value, member_path(where, it.key()), store);
     map.insert_or_assign(it.key(), std::move(value));
   }
 }
 template <described_metadata S>
-void get_field_value(const json& j, S& s, std::string_view where) {
+void get_field_value(const json& j, S& s, std::string_view where, tensor_store& store) {
   object_at(j, where);
   const auto names = std::apply([](const auto&... f) { return std::array<std::string_view, sizeof...(f)>{f.name...}; },
                                 S::fields());
@@ -1005,21 +926,11 @@ void get_field_value(const json& j, S& s, std::string_view where) {
   std::apply(
       [&](const auto&... f) {
         const auto read = [&](const auto& f_) {
-          if (const json* v = field(j, f_.name)) get_field_value(*v, s.*f_.member, member_path(where, f_.name));
+          if (const json* v = field(j, f_.name)) get_field_value(*v, s.*f_.member, member_path(where, f_.name), store);
         };
         (read(f), ...);
       },
       S::fields());
-}
-
-inline node_metadata get_metadata(const json& j, tensor_store& store, std::string_view where) {
-  object_at(j, where);
-  only_fields(j, {"common", "software", "hardware"}, where);
-  node_metadata m;
-  if (const json* c = field(j, "common")) m.common = get_common(*c, store, member_path(where, "common"));
-  if (const json* s = field(j, "software")) m.software = get_software(*s, member_path(where, "software"));
-  if (const json* h = field(j, "hardware")) get_field_value(*h, m.hardware, member_path(where, "hardware"));
-  return m;
 }
 
 inline void add_node(graph& g, const json& j, std::size_t index, tensor_store& store, std::string_view file,
@@ -1081,7 +992,11 @@ inline void add_node(graph& g, const json& j, std::size_t index, tensor_store& s
       }
     }
   }
-  if (const json* m = field(j, "meta")) g[id].meta = get_metadata(*m, store, node_field(where, "meta"));
+  if (const json* m = field(j, "meta")) {
+    node_metadata meta;
+    get_field_value(*m, meta, node_field(where, "meta"), store);
+    g[id].meta = std::move(meta);
+  }
 }
 
 template <class Graph>
