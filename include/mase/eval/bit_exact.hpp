@@ -630,6 +630,15 @@ bit_exact_kernel make_window_mean_kernel(const Op& pool, const fixed_lowering& l
 
 }  // namespace detail
 
+// The integer rule op type Op computes by: the one it names (ir/op/op_base.hpp), else a table
+// for a function of one operand, else none (the node runs as in fake-quant mode).
+template <class Op>
+constexpr std::optional<lowering_kind> integer_rule_of() noexcept {
+  if constexpr (op_with_integer_rule<Op>) return Op::integer_rule;
+  else if constexpr (has_scalar_function<Op>) return lowering_kind::lookup_table;
+  else return std::nullopt;
+}
+
 template <class Node>
 std::optional<fixed_lowering> lower_to_fixed(const Node& n, const ordered_map<tensor>& parameters) {
   using detail::fixed_entry;
@@ -665,10 +674,10 @@ std::optional<fixed_lowering> lower_to_fixed(const Node& n, const ordered_map<te
       n.op,
       [&](const auto& op) -> std::optional<fixed_lowering> {
         using Op = std::decay_t<decltype(op)>;
-        if constexpr (std::is_same_v<Op, op::linear> || std::is_same_v<Op, op::conv1d> ||
-                      std::is_same_v<Op, op::conv2d>) {
+        constexpr std::optional<lowering_kind> rule = integer_rule_of<Op>();
+        if constexpr (rule == lowering_kind::dot_product) {
           return lower_dot_product();
-        } else if constexpr (std::is_same_v<Op, op::matmul> || std::is_same_v<Op, op::bmm>) {
+        } else if constexpr (rule == lowering_kind::matmul) {
           l.kind = lowering_kind::matmul;
           l.other_input = fixed_entry(n, "data_in_1");
           if (!l.other_input) return std::nullopt;
@@ -678,8 +687,7 @@ std::optional<fixed_lowering> lower_to_fixed(const Node& n, const ordered_map<te
                   "node {}: the bit-exact accumulator needs {} bits, more than int64 holds; use narrower formats",
                   n.name, l.accumulator_width);
           return l;
-        } else if constexpr (std::is_same_v<Op, op::add> || std::is_same_v<Op, op::sub> ||
-                             std::is_same_v<Op, op::mul>) {
+        } else if constexpr (rule == lowering_kind::elementwise) {
           l.kind = lowering_kind::elementwise;
           l.other_input = fixed_entry(n, "data_in_1");
           if (!l.other_input || n.inputs.size() != 2) return std::nullopt;
@@ -690,7 +698,7 @@ std::optional<fixed_lowering> lower_to_fixed(const Node& n, const ordered_map<te
                                     .width;
           if (l.accumulator_width > 53) return std::nullopt;  // exact in double
           return l;
-        } else if constexpr (std::is_same_v<Op, op::batch_norm1d> || std::is_same_v<Op, op::batch_norm2d>) {
+        } else if constexpr (rule == lowering_kind::scale_shift) {
           l.kind = lowering_kind::scale_shift;
           l.weight = fixed_entry(n, "weight");
           l.bias = fixed_entry(n, "bias");
@@ -701,10 +709,10 @@ std::optional<fixed_lowering> lower_to_fixed(const Node& n, const ordered_map<te
           l.weight_codes = std::move(folded.scale);
           l.aligned_bias = std::move(folded.aligned_shift);
           return l;
-        } else if constexpr (std::is_same_v<Op, op::relu>) {
+        } else if constexpr (rule == lowering_kind::relu) {
           l.kind = lowering_kind::relu;
           return l;
-        } else if constexpr (std::is_same_v<Op, op::softmax>) {
+        } else if constexpr (rule == lowering_kind::softmax) {
           const shape& s = std::get<tensor_meta>(n.meta.common.args.find("data_in_0")->second).shape;
           const int rank = static_cast<int>(s.size());
           // The integer rule runs along the last dimension, on inputs whose distances fit a table.
@@ -712,15 +720,13 @@ std::optional<fixed_lowering> lower_to_fixed(const Node& n, const ordered_map<te
           l.kind = lowering_kind::softmax;
           l.softmax_rows = std::make_shared<const softmax_rule>(make_softmax_rule(*x, *out, s.back()));
           return l;
-        } else if constexpr (std::is_same_v<Op, op::mean> || std::is_same_v<Op, op::adaptive_avg_pool1d> ||
-                             std::is_same_v<Op, op::adaptive_avg_pool2d>) {
+        } else if constexpr (rule == lowering_kind::mean) {
           const std::int64_t count = averaged_count(n);
           if (count < 1) return std::nullopt;  // a mean over other dimensions runs as in fake-quant
           l.kind = lowering_kind::mean;
           l.mean_runs = make_mean_rule(*x, *out, count);
           return l;
-        } else if constexpr (std::is_same_v<Op, op::avg_pool1d> || std::is_same_v<Op, op::avg_pool2d> ||
-                             std::is_same_v<Op, op::avg_pool3d>) {
+        } else if constexpr (rule == lowering_kind::window_mean) {
           std::optional<window_mean_rule> rules = window_mean_rule_of(n, op, *x, *out);
           if (!rules) return std::nullopt;  // nothing to pool, or windows of padding only
           // The kernel sums in float, exact while the sums fit its 24-bit significand.
@@ -731,7 +737,7 @@ std::optional<fixed_lowering> lower_to_fixed(const Node& n, const ordered_map<te
           l.kind = lowering_kind::window_mean;
           l.window_means = std::make_shared<const window_mean_rule>(std::move(*rules));
           return l;
-        } else if constexpr (std::is_same_v<Op, op::layer_norm> || std::is_same_v<Op, op::rms_norm>) {
+        } else if constexpr (rule == lowering_kind::normalization) {
           std::int64_t row = 1;
           for (std::int64_t d : op.normalized_shape) row *= d;
           const auto operand = [&](std::string_view role, bool present) -> std::optional<std::optional<fixed_fmt>> {
@@ -743,7 +749,7 @@ std::optional<fixed_lowering> lower_to_fixed(const Node& n, const ordered_map<te
           };
           constexpr bool centred = std::is_same_v<Op, op::layer_norm>;
           bool has_bias = false;
-          if constexpr (centred) has_bias = op.bias;
+          if constexpr (requires { op.bias; }) has_bias = op.bias;
           const auto w = operand("weight", op.elementwise_affine), b = operand("bias", op.elementwise_affine && has_bias);
           if (!w || !b) return std::nullopt;
           const auto codes = [&](std::string_view role, const std::optional<fixed_fmt>& f) {
@@ -757,7 +763,7 @@ std::optional<fixed_lowering> lower_to_fixed(const Node& n, const ordered_map<te
           l.normalization_rows = std::make_shared<const normalization_rule>(make_normalization_rule(
               centred, row, op.eps, *x, *out, *w, codes("weight", *w), *b, bias_codes));
           return l;
-        } else if constexpr (has_scalar_function<Op>) {
+        } else if constexpr (rule == lowering_kind::lookup_table) {
           // A lookup table is a function of one input (pow with a tensor exponent has two).
           if (n.inputs.size() != 1 || x->width > lut_max_input_width) return std::nullopt;
           l.kind = lowering_kind::lookup_table;
@@ -787,7 +793,7 @@ bit_exact_kernel lowered_kernel(const Node& n, const fixed_lowering& l) {
     using Op = std::decay_t<decltype(op)>;
     const std::int64_t out_channels = l.weight_shape[0];
     std::int64_t groups = 1;
-    if constexpr (!std::is_same_v<Op, op::linear>) groups = op.groups;
+    if constexpr (requires { op.groups; }) groups = op.groups;
     if (integer_product_applies(l.input, *l.weight, l.weight_shape.numel() / out_channels) &&
         prefer_integer_product(l.accumulator_width, out_channels / groups, std::is_same_v<Op, op::linear>))
       return detail::make_integer_dot_product_kernel(op, n, l);
@@ -799,22 +805,21 @@ bit_exact_kernel lowered_kernel(const Node& n, const fixed_lowering& l) {
       n.op,
       [&](const auto& op) -> bit_exact_kernel {
         using Op = std::decay_t<decltype(op)>;
-        if constexpr (std::is_same_v<Op, op::linear> || std::is_same_v<Op, op::conv1d> ||
-                      std::is_same_v<Op, op::conv2d>) {
+        constexpr std::optional<lowering_kind> rule = integer_rule_of<Op>();
+        if constexpr (rule == lowering_kind::dot_product) {
           return dot_product_kernel(op);
-        } else if constexpr (std::is_same_v<Op, op::matmul> || std::is_same_v<Op, op::bmm>) {
+        } else if constexpr (rule == lowering_kind::matmul) {
           const shape& b_shape = std::get<tensor_meta>(n.meta.common.args.find("data_in_1")->second).shape;
           if (integer_product_applies(l.input, *l.other_input, matmul_inner_dimension(n)) &&
               prefer_integer_product(l.accumulator_width, b_shape.size() >= 2 ? b_shape.back() : 1, false))
             return detail::make_integer_matmul_kernel(n, l);
           return detail::with_accumulator(l.accumulator_width,
                                           [&](auto t) { return detail::make_matmul_kernel<decltype(t)>(n, l); });
-        } else if constexpr (std::is_same_v<Op, op::add> || std::is_same_v<Op, op::sub> ||
-                             std::is_same_v<Op, op::mul>) {
+        } else if constexpr (rule == lowering_kind::elementwise) {
           return detail::make_binary_kernel<Op>(n, l);
-        } else if constexpr (std::is_same_v<Op, op::batch_norm1d> || std::is_same_v<Op, op::batch_norm2d>) {
+        } else if constexpr (rule == lowering_kind::scale_shift) {
           return detail::make_scale_shift_kernel(l);
-        } else if constexpr (std::is_same_v<Op, op::relu>) {
+        } else if constexpr (rule == lowering_kind::relu) {
           return bit_exact_kernel{"relu: exact on codes", [in = l.input, to = l.output](const kernel_args& args) {
                                     const tensor& v = args.input(0);
                                     tensor& y = args.output(0);
@@ -828,23 +833,21 @@ bit_exact_kernel lowered_kernel(const Node& n, const fixed_lowering& l) {
                                           if (!(in == to)) hardware_cast(to, part, part);
                                         });
                                   }};
-        } else if constexpr (std::is_same_v<Op, op::softmax>) {
+        } else if constexpr (rule == lowering_kind::softmax) {
           return detail::make_row_kernel(
               fmt::format("softmax: exp table of {} entries ({} fraction bits), exact sum, floor division",
                           l.softmax_rows->exp_table.size(), l.softmax_rows->exp_frac),
               l.softmax_rows, l.input, l.output);
-        } else if constexpr (std::is_same_v<Op, op::layer_norm> || std::is_same_v<Op, op::rms_norm>) {
+        } else if constexpr (rule == lowering_kind::normalization) {
           return detail::make_row_kernel(
               fmt::format("{}: exact sums, inverse square root to {} bits, one cast", n.op_name(),
                           l.normalization_rows->reciprocal_bits),
               l.normalization_rows, l.input, l.output);
-        } else if constexpr (std::is_same_v<Op, op::mean> || std::is_same_v<Op, op::adaptive_avg_pool1d> ||
-                             std::is_same_v<Op, op::adaptive_avg_pool2d>) {
+        } else if constexpr (rule == lowering_kind::mean) {
           return detail::make_mean_kernel(*l.mean_runs, l.input);
-        } else if constexpr (std::is_same_v<Op, op::avg_pool1d> || std::is_same_v<Op, op::avg_pool2d> ||
-                             std::is_same_v<Op, op::avg_pool3d>) {
+        } else if constexpr (rule == lowering_kind::window_mean) {
           return detail::make_window_mean_kernel(op, l);
-        } else if constexpr (has_scalar_function<Op>) {
+        } else if constexpr (rule == lowering_kind::lookup_table) {
           return detail::make_lookup_kernel(n, l);
         } else {
           throw error(fmt::format("node {} ({}): no kernel runs this lowering", n.name, n.op_name()));

@@ -51,18 +51,7 @@ constexpr std::string_view to_string(accumulator_type t) noexcept {
 // and derived parameters from the same record, so the golden model and the hardware cannot read
 // a node's numbers differently.
 
-enum class lowering_kind : std::uint8_t {
-  dot_product,   // linear, conv1d, conv2d: a weight, an optional bias, an exact accumulator
-  matmul,        // matmul, bmm: two streams into an exact accumulator
-  elementwise,   // add, sub, mul of two operands: exact, then the cast
-  scale_shift,   // batch_norm1d / 2d folded into a per-channel scale and shift
-  relu,          // exact on codes
-  lookup_table,  // any other function of one operand: a table indexed by the input code
-  softmax,       // softmax over the last dimension (softmax_rule)
-  normalization, // layer_norm, rms_norm over their rows (normalization_rule)
-  mean,          // a global mean: runs of consecutive values, each summed exactly and divided (mean_rule)
-  window_mean,   // avg_pool1d/2d/3d: each window summed exactly and divided by its divisor (window_mean_rule)
-};
+using mase::lowering_kind;  // ir/op/op_base.hpp: an op names its rule there (its integer_rule)
 
 struct fixed_lowering {
   lowering_kind kind{};

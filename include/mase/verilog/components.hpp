@@ -95,6 +95,23 @@ consteval bool every_facet_has_a_component(op_list<Ops...>) {
 static_assert(every_facet_has_a_component(builtin_ops{}),
               "a built-in op's hardware facet names a module without a descriptor in component_library");
 
+// A built-in op whose component computes (it is not exact by its formats alone) names the integer
+// rule its testbench's words come from (its integer_rule facet, ir/op/op_base.hpp), or is a
+// function of one operand that mase_lut tabulates.
+template <class... Ops>
+consteval bool every_computing_component_has_a_rule(op_list<Ops...>) {
+  const auto ruled = []<class Op>(const Op*) {
+    const hardware_mapping* h = hardware_of<Op>();
+    if (h == nullptr || h->wired_through() || h->component != nullptr) return true;
+    for (const component& c : component_library)
+      if (c.module == h->module) return c.exact_by_formats || op_with_integer_rule<Op> || c.module == components::mase_lut.module;
+    return false;
+  };
+  return (ruled(static_cast<const Ops*>(nullptr)) && ...);
+}
+static_assert(every_computing_component_has_a_rule(builtin_ops{}),
+              "a built-in op's component computes but the op names no integer_rule for the bit-exact evaluator");
+
 inline const component* find_component(std::string_view module) noexcept {
   for (const component& c : component_library)
     if (c.module == module) return &c;

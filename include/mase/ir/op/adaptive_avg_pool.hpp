@@ -19,6 +19,7 @@ struct adaptive_avg_pool {
   static constexpr std::string_view name = spelled.view();
   using kind = mase::kind::module_related_func;
   static constexpr op_category category = op_category::reduction;
+  static constexpr lowering_kind integer_rule = lowering_kind::mean;
   // Quantizable and in hardware as op::mean is, for global pools only (trailing_count).
   static constexpr quantizable quantization{};
   static constexpr hardware_mapping hardware{"mase_mean"};

@@ -18,6 +18,7 @@ struct avg_pool1d {
   static constexpr std::string_view name = "avg_pool1d";
   using kind = mase::kind::module_related_func;
   static constexpr op_category category = op_category::window;
+  static constexpr lowering_kind integer_rule = lowering_kind::window_mean;
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {
     return attribute_list{attribute("kernel_size", &avg_pool1d::kernel_size), attribute("stride", &avg_pool1d::stride),

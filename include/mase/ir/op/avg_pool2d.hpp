@@ -21,6 +21,7 @@ struct avg_pool2d {
   static constexpr std::string_view name = "avg_pool2d";
   using kind = mase::kind::module_related_func;
   static constexpr op_category category = op_category::window;
+  static constexpr lowering_kind integer_rule = lowering_kind::window_mean;
   static constexpr hardware_mapping hardware{"mase_pool2d"};
   static constexpr arity inputs{1, 1};
   static constexpr auto attributes() {

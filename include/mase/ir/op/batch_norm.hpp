@@ -27,6 +27,7 @@ struct batch_norm {
   static constexpr std::string_view name = spelled.view();
   using kind = mase::kind::module;
   static constexpr op_category category = op_category::normalization;
+  static constexpr auto integer_rule = facet_when<Rank <= 2>(lowering_kind::scale_shift);
   static constexpr auto quantization =
       facet_when<Rank <= 2>(quantizable{.weight = operand_use::optional, .bias = operand_use::optional});
   static constexpr auto hardware = facet_when<Rank <= 2>(hardware_mapping{"mase_batch_norm"});

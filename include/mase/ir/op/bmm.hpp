@@ -9,6 +9,7 @@ struct bmm {
   static constexpr std::string_view name = "bmm";
   using kind = mase::kind::builtin_func;
   static constexpr op_category category = op_category::dot_product;
+  static constexpr lowering_kind integer_rule = lowering_kind::matmul;
   static constexpr result_format_rule result_format = result_format_rule::matrix_product;
   static constexpr quantizable quantization{.weight = operand_use::required, .weight_is_data_in_1 = true};
   static constexpr hardware_mapping hardware{"mase_matmul"};

@@ -30,6 +30,7 @@ struct conv {
   static constexpr std::string_view name = spelled.view();
   using kind = mase::kind::module_related_func;
   static constexpr op_category category = op_category::dot_product;
+  static constexpr auto integer_rule = facet_when<Rank <= 2>(lowering_kind::dot_product);
   static constexpr auto result_format = facet_when<Rank <= 2>(result_format_rule::weighted_sum);
   static constexpr auto quantization = facet_when<Rank <= 2>(
       quantizable{.weight = operand_use::required, .bias = operand_use::required_with_parameter});

@@ -16,6 +16,7 @@ struct layer_norm {
   static constexpr std::string_view name = "layer_norm";
   using kind = mase::kind::module_related_func;
   static constexpr op_category category = op_category::normalization;
+  static constexpr lowering_kind integer_rule = lowering_kind::normalization;
   // MASE quantizes data_in only; mase also takes formats for the affine weight and bias (the
   // bit-exact rule needs them), when a config gives them.
   static constexpr quantizable quantization{.weight = operand_use::optional, .bias = operand_use::optional};

@@ -14,6 +14,7 @@ struct linear {
   static constexpr std::string_view name = "linear";
   using kind = mase::kind::module_related_func;
   static constexpr op_category category = op_category::dot_product;
+  static constexpr lowering_kind integer_rule = lowering_kind::dot_product;
   static constexpr result_format_rule result_format = result_format_rule::weighted_sum;
   static constexpr quantizable quantization{.weight = operand_use::required, .bias = operand_use::required_with_parameter};
   static constexpr hardware_mapping hardware{"mase_linear"};

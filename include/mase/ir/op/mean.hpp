@@ -15,6 +15,7 @@ struct mean {
   static constexpr std::string_view name = "mean";
   using kind = mase::kind::builtin_func;
   static constexpr op_category category = op_category::reduction;
+  static constexpr lowering_kind integer_rule = lowering_kind::mean;
   // Not in MASE's QUANTIZEABLE_OP; quantizable here (data_in, data_out) for its integer rule
   // (eval/mean_rule.hpp). Hardware over trailing dimensions only (trailing_count); add_hardware_metadata
   // refuses the others.

@@ -9,6 +9,7 @@ struct mul {
   static constexpr std::string_view name = "mul";
   using kind = mase::kind::builtin_func;
   static constexpr op_category category = op_category::elementwise;
+  static constexpr lowering_kind integer_rule = lowering_kind::elementwise;
   static constexpr result_format_rule result_format = result_format_rule::product;
   static constexpr quantizable quantization{};
   static constexpr hardware_mapping hardware{.module = "mase_binary", .constant_operands = true};

@@ -146,6 +146,8 @@ using parameter_list = small_list<parameter_spec, 4>;
 //   constexpr op_work work(inputs, results) const;       // estimate_flops; default by category
 //   static constexpr quantizable quantization{…};        // quantize; absent: not quantizable
 //   static constexpr result_format_rule result_format = …;  // quantize's derived formats; absent: none
+//   static constexpr lowering_kind integer_rule = …;     // the bit-exact rule; absent: none (a function
+//                                                        // of one operand with scalar_function: a table)
 //   static constexpr hardware_mapping hardware{"mase_linear"};  // add_hardware_metadata; absent: none
 
 // What an op computes.
@@ -196,6 +198,23 @@ enum class result_format_rule : std::uint8_t {
   product,         // data_in_0 · data_in_1
   weighted_sum,    // Σ data_in_0 · weight over in/groups · kernel terms, plus the bias (linear, conv)
   matrix_product,  // Σ data_in_0 · data_in_1 over data_in_0's last dimension (matmul, bmm)
+};
+
+// The integer rule a quantized op computes by, bit for bit as its hardware does. The bit-exact
+// evaluator defines each rule once for every op that names it (eval/bit_exact.hpp: lower_to_fixed
+// builds the rule's record from the node, lowered_kernel runs it) and the Verilog emitter renders
+// the same record, so an op that reuses a rule needs nothing beyond naming it.
+enum class lowering_kind : std::uint8_t {
+  dot_product,   // linear, conv1d, conv2d: a weight, an optional bias, an exact accumulator
+  matmul,        // matmul, bmm: two streams into an exact accumulator
+  elementwise,   // add, sub, mul of two operands: exact, then the cast
+  scale_shift,   // batch_norm1d / 2d folded into a per-channel scale and shift
+  relu,          // exact on codes
+  lookup_table,  // any other function of one operand: a table indexed by the input code
+  softmax,       // softmax over the last dimension (softmax_rule)
+  normalization, // layer_norm, rms_norm over their rows (normalization_rule)
+  mean,          // a global mean: runs of consecutive values, each summed exactly and divided (mean_rule)
+  window_mean,   // avg_pool1d/2d/3d: each window summed exactly and divided by its divisor (window_mean_rule)
 };
 
 namespace verilog {
@@ -325,6 +344,11 @@ constexpr result_format_rule result_format_of() noexcept {
   if constexpr (op_with_result_format<Op>) return Op::result_format;
   else return result_format_rule::none;
 }
+
+template <class Op>
+concept op_with_integer_rule = requires {
+  { Op::integer_rule } -> std::convertible_to<lowering_kind>;
+};
 
 // The op's hardware mapping, or nullptr when it has no component.
 template <class Op>

@@ -11,6 +11,7 @@ struct relu {
   static constexpr std::string_view name = "relu";
   using kind = mase::kind::module_related_func;
   static constexpr op_category category = op_category::elementwise;
+  static constexpr lowering_kind integer_rule = lowering_kind::relu;
   static constexpr result_format_rule result_format = result_format_rule::same_as_input;
   static constexpr quantizable quantization{};
   static constexpr hardware_mapping hardware{"mase_relu"};

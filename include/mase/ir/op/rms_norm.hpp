@@ -18,6 +18,7 @@ struct rms_norm {
   static constexpr std::string_view name = "rms_norm";
   using kind = mase::kind::module_related_func;
   static constexpr op_category category = op_category::normalization;
+  static constexpr lowering_kind integer_rule = lowering_kind::normalization;
   // As layer_norm: data_in, and the affine weight when a config gives its format.
   static constexpr quantizable quantization{.weight = operand_use::optional};
   static constexpr hardware_mapping hardware{"mase_layer_norm"};  // with CENTRED = 0

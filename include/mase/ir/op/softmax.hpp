@@ -12,6 +12,7 @@ struct softmax {
   static constexpr std::string_view name = "softmax";
   using kind = mase::kind::module_related_func;
   static constexpr op_category category = op_category::reduction;
+  static constexpr lowering_kind integer_rule = lowering_kind::softmax;
   // Not in MASE's QUANTIZEABLE_OP; quantizable here (data_in, data_out) for its integer rule.
   static constexpr quantizable quantization{};
   static constexpr hardware_mapping hardware{"mase_softmax"};  // over the last dimension

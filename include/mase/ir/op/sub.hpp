@@ -9,6 +9,7 @@ struct sub {
   static constexpr std::string_view name = "sub";
   using kind = mase::kind::builtin_func;
   static constexpr op_category category = op_category::elementwise;
+  static constexpr lowering_kind integer_rule = lowering_kind::elementwise;
   static constexpr result_format_rule result_format = result_format_rule::difference;
   static constexpr quantizable quantization{};
   static constexpr hardware_mapping hardware{.module = "mase_binary", .constant_operands = true};
