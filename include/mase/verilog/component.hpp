@@ -7,6 +7,20 @@
 #include <mase/ir/graph.hpp>
 
 #include <mase/core/error.hpp>
+#include <mase/verilog/module_interface.hpp>
+#include <mase/verilog/rtl/mase_cast.hpp>
+#include <mase/verilog/rtl/mase_fifo.hpp>
+#include <mase/verilog/rtl/mase_lanes.hpp>
+#include <mase/verilog/rtl/mase_line_sweep.hpp>
+#include <mase/verilog/rtl/mase_pixel_sweep.hpp>
+#include <mase/verilog/rtl/mase_reciprocal_divide.hpp>
+#include <mase/verilog/rtl/mase_ring_rows.hpp>
+#include <mase/verilog/rtl/mase_rom.hpp>
+#include <mase/verilog/rtl/mase_row_buffer.hpp>
+#include <mase/verilog/rtl/mase_sample_sweep.hpp>
+#include <mase/verilog/rtl/mase_sweep_stage.hpp>
+#include <mase/verilog/rtl/mase_tile_accumulate.hpp>
+#include <mase/verilog/rtl/mase_window_sweep.hpp>
 #include <mase/core/ordered_map.hpp>
 #include <mase/core/tensor.hpp>
 
@@ -116,7 +130,10 @@ struct instance_plan {
 // what the planner and the emitter must know of its streams and timing.
 struct component {
   std::string_view module;
-  std::string_view source;
+  // A module of a user's as a whole text (its parameters and clock read from its header).
+  std::string_view source = {};
+  // mase's own: the module declared (verilog/module_interface.hpp), its header printed from that.
+  module_text text = {};
   first_output timing = first_output::after_one_beat;
   // Input banks, each of a whole input sample, that fill while its output waits: the samples a
   // branch through it takes in before the branch's reader must read anything.
@@ -145,19 +162,19 @@ struct component {
 // converters, ROMs, the sweeps' stages), by name; each op-facing component's name is its
 // descriptor's (verilog/components/).
 namespace module_names {
-inline constexpr std::string_view cast = "mase_cast";
-inline constexpr std::string_view fifo = "mase_fifo";
-inline constexpr std::string_view lanes = "mase_lanes";
-inline constexpr std::string_view line_sweep = "mase_line_sweep";
-inline constexpr std::string_view pixel_sweep = "mase_pixel_sweep";
-inline constexpr std::string_view reciprocal_divide = "mase_reciprocal_divide";
-inline constexpr std::string_view ring_rows = "mase_ring_rows";
-inline constexpr std::string_view rom = "mase_rom";
-inline constexpr std::string_view row_buffer = "mase_row_buffer";
-inline constexpr std::string_view sample_sweep = "mase_sample_sweep";
-inline constexpr std::string_view sweep_stage = "mase_sweep_stage";
-inline constexpr std::string_view tile_accumulate = "mase_tile_accumulate";
-inline constexpr std::string_view window_sweep = "mase_window_sweep";
+inline constexpr std::string_view cast = rtl::mase_cast.name;
+inline constexpr std::string_view fifo = rtl::mase_fifo.name;
+inline constexpr std::string_view lanes = rtl::mase_lanes.name;
+inline constexpr std::string_view line_sweep = rtl::mase_line_sweep.name;
+inline constexpr std::string_view pixel_sweep = rtl::mase_pixel_sweep.name;
+inline constexpr std::string_view reciprocal_divide = rtl::mase_reciprocal_divide.name;
+inline constexpr std::string_view ring_rows = rtl::mase_ring_rows.name;
+inline constexpr std::string_view rom = rtl::mase_rom.name;
+inline constexpr std::string_view row_buffer = rtl::mase_row_buffer.name;
+inline constexpr std::string_view sample_sweep = rtl::mase_sample_sweep.name;
+inline constexpr std::string_view sweep_stage = rtl::mase_sweep_stage.name;
+inline constexpr std::string_view tile_accumulate = rtl::mase_tile_accumulate.name;
+inline constexpr std::string_view window_sweep = rtl::mase_window_sweep.name;
 }  // namespace module_names
 
 namespace component_timing {

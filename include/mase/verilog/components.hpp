@@ -1,7 +1,6 @@
 #pragma once
 // The component registry: every component descriptor (verilog/component.hpp) the hardware flow
-// knows, looked up by module name, and the parameters each module declares (read from its text,
-// so the top level passes exactly those).
+// knows, looked up by module name.
 
 #include <mase/core/error.hpp>
 #include <mase/ir/ops.hpp>
@@ -22,19 +21,6 @@
 #include <mase/verilog/components/mase_rescale.hpp>
 #include <mase/verilog/components/mase_slice.hpp>
 #include <mase/verilog/components/mase_softmax.hpp>
-#include <mase/verilog/rtl/mase_cast.hpp>
-#include <mase/verilog/rtl/mase_fifo.hpp>
-#include <mase/verilog/rtl/mase_lanes.hpp>
-#include <mase/verilog/rtl/mase_line_sweep.hpp>
-#include <mase/verilog/rtl/mase_pixel_sweep.hpp>
-#include <mase/verilog/rtl/mase_reciprocal_divide.hpp>
-#include <mase/verilog/rtl/mase_ring_rows.hpp>
-#include <mase/verilog/rtl/mase_rom.hpp>
-#include <mase/verilog/rtl/mase_sample_sweep.hpp>
-#include <mase/verilog/rtl/mase_sweep_stage.hpp>
-#include <mase/verilog/rtl/mase_row_buffer.hpp>
-#include <mase/verilog/rtl/mase_tile_accumulate.hpp>
-#include <mase/verilog/rtl/mase_window_sweep.hpp>
 
 #include <array>
 #include <cstdint>
@@ -51,33 +37,33 @@ namespace mase::verilog {
 inline constexpr std::array component_library{
     components::mase_batch_norm,
     components::mase_binary,
-    component{.module = module_names::cast, .source = rtl::mase_cast},
+    component{.module = module_names::cast, .text = rtl::mase_cast},
     components::mase_cat,
     components::mase_conv2d,
     components::mase_embedding,
-    component{.module = module_names::fifo, .source = rtl::mase_fifo},
-    component{.module = module_names::lanes, .source = rtl::mase_lanes},
+    component{.module = module_names::fifo, .text = rtl::mase_fifo},
+    component{.module = module_names::lanes, .text = rtl::mase_lanes},
     components::mase_layer_norm,
     components::mase_linear,
-    component{.module = module_names::line_sweep, .source = rtl::mase_line_sweep},
+    component{.module = module_names::line_sweep, .text = rtl::mase_line_sweep},
     components::mase_lut,
     components::mase_matmul,
     components::mase_mean,
     components::mase_permute,
-    component{.module = module_names::pixel_sweep, .source = rtl::mase_pixel_sweep},
+    component{.module = module_names::pixel_sweep, .text = rtl::mase_pixel_sweep},
     components::mase_pool2d,
-    component{.module = module_names::reciprocal_divide, .source = rtl::mase_reciprocal_divide},
+    component{.module = module_names::reciprocal_divide, .text = rtl::mase_reciprocal_divide},
     components::mase_relu,
     components::mase_rescale,
-    component{.module = module_names::ring_rows, .source = rtl::mase_ring_rows},
-    component{.module = module_names::rom, .source = rtl::mase_rom},
+    component{.module = module_names::ring_rows, .text = rtl::mase_ring_rows},
+    component{.module = module_names::rom, .text = rtl::mase_rom},
     components::mase_slice,
-    component{.module = module_names::row_buffer, .source = rtl::mase_row_buffer},
-    component{.module = module_names::sample_sweep, .source = rtl::mase_sample_sweep},
+    component{.module = module_names::row_buffer, .text = rtl::mase_row_buffer},
+    component{.module = module_names::sample_sweep, .text = rtl::mase_sample_sweep},
     components::mase_softmax,
-    component{.module = module_names::sweep_stage, .source = rtl::mase_sweep_stage},
-    component{.module = module_names::tile_accumulate, .source = rtl::mase_tile_accumulate},
-    component{.module = module_names::window_sweep, .source = rtl::mase_window_sweep},
+    component{.module = module_names::sweep_stage, .text = rtl::mase_sweep_stage},
+    component{.module = module_names::tile_accumulate, .text = rtl::mase_tile_accumulate},
+    component{.module = module_names::window_sweep, .text = rtl::mase_window_sweep},
 };
 
 // Every module a built-in op's hardware facet names has a descriptor here: checked where the
@@ -87,7 +73,7 @@ consteval bool every_facet_has_a_component(op_list<Ops...>) {
   const auto described = [](const hardware_mapping* h) {
     if (h == nullptr || h->wired_through() || h->component != nullptr) return true;
     for (const component& c : component_library)
-      if (c.module == h->module) return !c.source.empty();
+      if (c.module == h->module) return c.text.declared() || !c.source.empty();
     return false;
   };
   return (described(hardware_of<Ops>()) && ...);
@@ -125,8 +111,13 @@ inline const component* component_of(const node& n) noexcept {
   return facet != nullptr ? find_component(facet->module) : nullptr;
 }
 
-inline std::string_view component_source(std::string_view module) {
-  if (const component* c = find_component(module)) return c->source;
+// A module's whole text: its description, its header printed from its declaration and its body,
+// or a user's module as written.
+inline std::string component_source(const component& c) {
+  return c.text.declared() ? module_source(c.text) : std::string(c.source);
+}
+inline std::string component_source(std::string_view module) {
+  if (const component* c = find_component(module)) return component_source(*c);
   throw error(fmt::format("emit_verilog: no component module named {}", module));
 }
 
@@ -135,8 +126,9 @@ constexpr bool is_name_char(char c) noexcept {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-// The names of a module's parameters, in declaration order: every `parameter [type] NAME =` in
-// its text's header (between `#(` and the port list).
+// The names of the parameters of a module written as a whole text (a user's), in declaration
+// order: every `parameter [type] NAME =` in its header (between `#(` and the port list). mase's
+// own modules declare theirs (parameter_names).
 inline std::vector<std::string> component_parameters(std::string_view text) {
   std::vector<std::string> names;
   for (std::size_t at = text.find("parameter"); at != std::string_view::npos; at = text.find("parameter", at + 1)) {

@@ -118,7 +118,7 @@ public:
     for (node_id id : components_) design_.instances.push_back(instance_of(g_[id]));
     for (const stream_source& s : sources_) design_.streams.push_back(edges_of(s));
     modules_.insert(std::string(module_names::cast));  // edges and components cast with it
-    for (const std::string& m : modules_) design_.modules.push_back({m, std::string(source_of(m))});
+    for (const std::string& m : modules_) design_.modules.push_back({m, view_of(m).text});
     // A generous bound on the testbench's run: every stage's cycles per sample (the cost model's,
     // whose figure equals the simulation's without stalls) taken one after another, for each
     // sample and one more, four times over for the stalls.
@@ -137,11 +137,25 @@ private:
   bool is_component(const node& n) const { return n.meta.hardware.module.has_value(); }
 
   // A component's text: the user's (emit_options::components, else a user's descriptor that a
-  // node's op brings), else mase's own.
-  std::string_view source_of(std::string_view module) const {
-    if (const auto user = options_.components.find(module); user != options_.components.end()) return user->second;
-    if (const auto own = user_sources_.find(module); own != user_sources_.end()) return own->second;
-    return component_source(module);
+  // node's op brings), else mase's own. Its parameters and ports are the declared ones, or read
+  // from the header of a module a user gave as text.
+  struct module_view {
+    std::string text;
+    std::vector<std::string> parameters;
+    bool clocked = false, reset = false;
+  };
+  module_view view_of(std::string_view module) const {
+    const auto whole = [](std::string_view text) {
+      return module_view{.text = std::string(text), .parameters = component_parameters(text),
+                         .clocked = uses_identifier(text, "clk"), .reset = uses_identifier(text, "rst")};
+    };
+    if (const auto user = options_.components.find(module); user != options_.components.end()) return whole(user->second);
+    const auto own = user_components_.find(module);
+    const component* c = own != user_components_.end() ? own->second : find_component(module);
+    require(c != nullptr, "emit_verilog: no component module named {}", module);
+    if (!c->text.declared()) return whole(c->source);
+    return {.text = module_source(c->text), .parameters = parameter_names(c->text),
+            .clocked = has_port(c->text, "clk"), .reset = has_port(c->text, "rst")};
   }
 
   // The component or graph input whose stream a node's result is.
@@ -205,7 +219,7 @@ private:
       }
       components_.push_back(id);
       if (const hardware_mapping* facet = n.op.hardware(); facet != nullptr && facet->component != nullptr)
-        user_sources_.emplace(std::string(facet->component->module), facet->component->source);
+        user_components_.emplace(std::string(facet->component->module), facet->component);
       for (std::size_t i = 0; i < n.inputs.size(); ++i)
         if (is_stream_input(g_, n, i)) source_for(resolve(n.inputs[i])).sinks.push_back({.consumer = id, .input = i});
     }
@@ -389,8 +403,8 @@ private:
     }
     result.multipliers = plan.multipliers;
 
-    const std::string_view source = source_of(module);
-    for (const std::string& p : component_parameters(source)) {
+    const module_view declared = view_of(module);
+    for (const std::string& p : declared.parameters) {
       if (const auto e = derived.find(p); e != derived.end()) {
         // A number the descriptor derived is named like the metadata's; a string (a ROM's file) is inline.
         result.parameters.push_back({.name = p, .value = e->second, .top_level_name = e->second.front() != '"'});
@@ -401,8 +415,8 @@ private:
     const auto port = [&](std::string name, std::string signal) {
       result.ports.push_back({.port = std::move(name), .signal = std::move(signal)});
     };
-    if (uses_identifier(source, "clk")) port("clk", "clk");
-    if (uses_identifier(source, "rst")) port("rst", "rst");
+    if (declared.clocked) port("clk", "clk");
+    if (declared.reset) port("rst", "rst");
     for (std::size_t i = 0; i < stream_input_count(n); ++i) {
       const std::string s = stream_name(n, data_in_name(i));
       if (!is_stream_input(g_, n, i)) {  // a constant operand: the component's table holds it
@@ -587,7 +601,7 @@ private:
   const emit_options& options_;
   std::optional<evaluator> reference_;  // bit-exact: the testbench's golden model, and each component's lowering
   std::vector<node_id> components_;
-  std::map<std::string, std::string_view, std::less<>> user_sources_;  // the texts of users' descriptors, by module
+  std::map<std::string, const component*, std::less<>> user_components_;  // users' descriptors, by module
   std::vector<stream_source> sources_;
   std::map<std::size_t, std::size_t> sources_index_;
   std::map<std::pair<std::size_t, std::size_t>, tensor> constant_operands_;  // (node, input): its codes' values

@@ -83,8 +83,8 @@ inline std::int64_t metadata_of_mase_batch_norm(const metadata_context& ctx) {
 namespace components {
 
 inline constexpr component mase_batch_norm{
-    .module = "mase_batch_norm",
-    .source = rtl::mase_batch_norm,
+    .module = rtl::mase_batch_norm.name,
+    .text = rtl::mase_batch_norm,
     .needs = component_needs::cast,
     .channels_last = true,
     .metadata = detail::metadata_of_mase_batch_norm,

@@ -142,8 +142,8 @@ namespace components {
 
 // A broadcast operand is banked whole before the first output.
 inline constexpr component mase_binary{
-    .module = "mase_binary",
-    .source = rtl::mase_binary,
+    .module = rtl::mase_binary.name,
+    .text = rtl::mase_binary,
     .timing = component_timing::sample,
     .needs = component_needs::cast,
     .channels_last = true,

@@ -108,8 +108,8 @@ namespace components {
 
 // All of input 0 first. Channels-last only along the channels (the planner checks the dimension).
 inline constexpr component mase_cat{
-    .module = "mase_cat",
-    .source = rtl::mase_cat,
+    .module = rtl::mase_cat.name,
+    .text = rtl::mase_cat,
     .timing = component_timing::sample,
     .exact_by_formats = true,
     .metadata = detail::metadata_of_mase_cat,

@@ -69,8 +69,8 @@ namespace components {
 // The two-bank sample buffer; a line-buffered one (line_buffered) waits for rows and holds a
 // few (the emitter's timing_of).
 inline constexpr component mase_conv2d{
-    .module = "mase_conv2d",
-    .source = rtl::mase_conv2d,
+    .module = rtl::mase_conv2d.name,
+    .text = rtl::mase_conv2d,
     .timing = component_timing::sample,
     .sample_banks = 2,
     .needs = component_needs::conv,

@@ -66,8 +66,8 @@ inline std::int64_t metadata_of_mase_embedding(const metadata_context& ctx) {
 namespace components {
 
 inline constexpr component mase_embedding{
-    .module = "mase_embedding",
-    .source = rtl::mase_embedding,
+    .module = rtl::mase_embedding.name,
+    .text = rtl::mase_embedding,
     .timing = component_timing::sample,
     .exact_by_formats = true,
     .metadata = detail::metadata_of_mase_embedding,

@@ -85,8 +85,8 @@ namespace components {
 
 // Waits for a whole row (its sums) before its first output.
 inline constexpr component mase_layer_norm{
-    .module = "mase_layer_norm",
-    .source = rtl::mase_layer_norm,
+    .module = rtl::mase_layer_norm.name,
+    .text = rtl::mase_layer_norm,
     .timing = component_timing::sample,
     .needs = component_needs::cast,
     .metadata = detail::metadata_of_mase_layer_norm,

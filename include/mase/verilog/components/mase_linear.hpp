@@ -93,8 +93,8 @@ namespace components {
 
 // Waits for a row, in two row banks.
 inline constexpr component mase_linear{
-    .module = "mase_linear",
-    .source = rtl::mase_linear,
+    .module = rtl::mase_linear.name,
+    .text = rtl::mase_linear,
     .timing = component_timing::sample,
     .needs = component_needs::tiles,
     .metadata = detail::metadata_of_mase_linear,

@@ -34,8 +34,8 @@ inline void plan_of_mase_lut(const plan_context& ctx, instance_plan& plan) {
 namespace components {
 
 inline constexpr component mase_lut{
-    .module = "mase_lut",
-    .source = rtl::mase_lut,
+    .module = rtl::mase_lut.name,
+    .text = rtl::mase_lut,
     .channels_last = true,
     .cost = detail::cost_of_mase_lut,
     .plan = detail::plan_of_mase_lut};

@@ -80,8 +80,8 @@ inline std::int64_t metadata_of_mase_matmul(const metadata_context& ctx) {
 namespace components {
 
 inline constexpr component mase_matmul{
-    .module = "mase_matmul",
-    .source = rtl::mase_matmul,
+    .module = rtl::mase_matmul.name,
+    .text = rtl::mase_matmul,
     .timing = component_timing::sample,
     .needs = component_needs::tiles,
     .metadata = detail::metadata_of_mase_matmul,

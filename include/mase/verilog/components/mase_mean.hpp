@@ -86,8 +86,8 @@ namespace components {
 
 // Waits for a whole run.
 inline constexpr component mase_mean{
-    .module = "mase_mean",
-    .source = rtl::mase_mean,
+    .module = rtl::mase_mean.name,
+    .text = rtl::mase_mean,
     .timing = component_timing::sample,
     .needs = component_needs::mean,
     .channels_last = true,

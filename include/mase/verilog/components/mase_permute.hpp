@@ -118,8 +118,8 @@ namespace components {
 
 // Waits for a sample, one in each of its two banks.
 inline constexpr component mase_permute{
-    .module = "mase_permute",
-    .source = rtl::mase_permute,
+    .module = rtl::mase_permute.name,
+    .text = rtl::mase_permute,
     .timing = component_timing::sample,
     .sample_banks = 2,
     .exact_by_formats = true,

@@ -79,8 +79,8 @@ namespace components {
 // As mase_conv2d. A max is exact by its formats; an average's division is the evaluator's mean
 // rule, which the emitter reads from the node's lowering (and so requires).
 inline constexpr component mase_pool2d{
-    .module = "mase_pool2d",
-    .source = rtl::mase_pool2d,
+    .module = rtl::mase_pool2d.name,
+    .text = rtl::mase_pool2d,
     .timing = component_timing::sample,
     .sample_banks = 2,
     .exact_by_formats = true,

@@ -28,8 +28,8 @@ inline void cost_of_mase_relu(const cost_context& ctx, component_cost& c) {
 namespace components {
 
 inline constexpr component mase_relu{
-    .module = "mase_relu",
-    .source = rtl::mase_relu,
+    .module = rtl::mase_relu.name,
+    .text = rtl::mase_relu,
     .needs = component_needs::cast,
     .channels_last = true,
     .cost = detail::cost_of_mase_relu};

@@ -41,8 +41,8 @@ inline std::int64_t metadata_of_mase_rescale(const metadata_context& ctx) {
 namespace components {
 
 inline constexpr component mase_rescale{
-    .module = "mase_rescale",
-    .source = rtl::mase_rescale,
+    .module = rtl::mase_rescale.name,
+    .text = rtl::mase_rescale,
     .exact_by_formats = true,
     .channels_last = true,
     .metadata = detail::metadata_of_mase_rescale,

@@ -30,8 +30,8 @@ namespace components {
 
 // Its first kept word may come after every word it drops.
 inline constexpr component mase_slice{
-    .module = "mase_slice",
-    .source = rtl::mase_slice,
+    .module = rtl::mase_slice.name,
+    .text = rtl::mase_slice,
     .timing = component_timing::sample,
     .exact_by_formats = true,
     .cost = detail::cost_of_mase_slice};

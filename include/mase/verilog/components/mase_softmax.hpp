@@ -67,8 +67,8 @@ namespace components {
 
 // Waits for a whole row.
 inline constexpr component mase_softmax{
-    .module = "mase_softmax",
-    .source = rtl::mase_softmax,
+    .module = rtl::mase_softmax.name,
+    .text = rtl::mase_softmax,
     .timing = component_timing::sample,
     .metadata = detail::metadata_of_mase_softmax,
     .cost = detail::cost_of_mase_softmax,

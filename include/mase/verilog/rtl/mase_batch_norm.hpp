@@ -1,42 +1,31 @@
 #pragma once
 // mase_batch_norm: per-channel y = cast(x*scale[c] + shift[c]) with the channel found by counting
 // beats; exact arithmetic, C-entry tables read combinationally, one output register stage.
-#include <string_view>
+#include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_batch_norm = R"sv(// Per-channel scale and shift (inference batch norm): y = cast(x*scale[c] + shift[c], XF+SF -> OUT).
+inline constexpr module_parameter mase_batch_norm_parameters[] = {
+    {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PRECISION_1", "4"}, {"DATA_IN_0_PARALLELISM_DIM_0", "1"},
+    {"CHANNELS", "2"}, {"PLANE", "16"}, {"WEIGHT_PRECISION_0", "8"}, {"WEIGHT_PRECISION_1", "4"},
+    {"ACCUMULATOR_WIDTH", "17"}, {"DATA_OUT_0_PRECISION_0", "8"}, {"DATA_OUT_0_PRECISION_1", "4"},
+    {"OUT_SYMMETRIC", "0"}, {"CHANNELS_LAST", "0"}, {"SCALE_MEMFILE", "\"\"", ""}, {"SHIFT_MEMFILE", "\"\"", ""},
+};
+inline constexpr module_port mase_batch_norm_ports[] = {
+    {in, "clk"}, {in, "rst"},
+    {in, "data_in_0", "DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0", stream},
+    {out, "data_out_0", "DATA_IN_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0", stream},
+};
+inline constexpr module_text mase_batch_norm{
+    .name = "mase_batch_norm", .parameters = mase_batch_norm_parameters, .ports = mase_batch_norm_ports,
+    .description = R"sv(// Per-channel scale and shift (inference batch norm): y = cast(x*scale[c] + shift[c], XF+SF -> OUT).
 // The channel of each beat comes from counting beats (PLANE/LANES per channel, CHANNELS per
 // sample), and the tables are read combinationally. PLANE is a channel's elements in a sample:
 // H*W for [N, C, H, W], L for [N, C, L], 1 for [N, C]. CHANNELS_LAST = 1: a beat holds LANES
 // channels of one pixel (H x W x C, or [N, C]'s channels in order) and a table word holds LANES
 // entries (lane 0 lowest). One output register stage breaks the multiply/add/cast path and
 // refills in the cycle it drains (full throughput).
-module mase_batch_norm #(
-    parameter int DATA_IN_0_PRECISION_0 = 8,
-    parameter int DATA_IN_0_PRECISION_1 = 4,
-    parameter int DATA_IN_0_PARALLELISM_DIM_0 = 1,
-    parameter int CHANNELS = 2,
-    parameter int PLANE = 16,
-    parameter int WEIGHT_PRECISION_0 = 8,
-    parameter int WEIGHT_PRECISION_1 = 4,
-    parameter int ACCUMULATOR_WIDTH = 17,
-    parameter int DATA_OUT_0_PRECISION_0 = 8,
-    parameter int DATA_OUT_0_PRECISION_1 = 4,
-    parameter int OUT_SYMMETRIC = 0,
-    parameter int CHANNELS_LAST = 0,
-    parameter SCALE_MEMFILE = "",
-    parameter SHIFT_MEMFILE = ""
-) (
-    input  logic                                                          clk,
-    input  logic                                                          rst,
-    input  logic [DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0-1:0]  data_in_0,
-    input  logic                                                          data_in_0_valid,
-    output logic                                                          data_in_0_ready,
-    output logic [DATA_IN_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0-1:0] data_out_0,
-    output logic                                                          data_out_0_valid,
-    input  logic                                                          data_out_0_ready
-);
-  localparam int LANES = DATA_IN_0_PARALLELISM_DIM_0;
+)sv",
+    .body = R"sv(  localparam int LANES = DATA_IN_0_PARALLELISM_DIM_0;
   localparam int XW = DATA_IN_0_PRECISION_0;
   localparam int SW = WEIGHT_PRECISION_0;
   localparam int AW = ACCUMULATOR_WIDTH;
@@ -128,5 +117,5 @@ module mase_batch_norm #(
     if (in_fire) data_out_0 <= cast_result;
   end
 endmodule
-)sv";
+)sv"};
 }  // namespace mase::verilog::rtl

@@ -4,10 +4,25 @@
 // table of its values in output order) or a smaller stream that broadcasts (each sample buffered,
 // then read in the order of a table), as PyTorch broadcasts a bias, a position embedding or an
 // attention mask.
-#include <string_view>
+#include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_binary = R"sv(// Element-wise add (0), sub (1) or mul (2), computed exactly and then cast once, LANES results
+inline constexpr module_parameter mase_binary_parameters[] = {
+    {"OPERATION", "0"}, {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PRECISION_1", "4"},
+    {"DATA_IN_1_PRECISION_0", "8"}, {"DATA_IN_1_PRECISION_1", "4"}, {"DATA_OUT_0_PRECISION_0", "8"},
+    {"DATA_OUT_0_PRECISION_1", "4"}, {"DATA_OUT_0_PARALLELISM_DIM_0", "1"}, {"OUT_SYMMETRIC", "0"},
+    {"CONSTANT_INPUT", "-1"}, {"BROADCAST_INPUT", "-1"}, {"BROADCAST_SIZE", "1"}, {"SAMPLE_BEATS", "1"},
+    {"TABLE_WIDTH", "1"}, {"TABLE_MEMFILE", "\"\"", ""},
+};
+inline constexpr module_port mase_binary_ports[] = {
+    {in, "clk"}, {in, "rst"},
+    {in, "data_in_0", "(BROADCAST_INPUT == 0 ? 1 : DATA_OUT_0_PARALLELISM_DIM_0)*DATA_IN_0_PRECISION_0", stream},
+    {in, "data_in_1", "(BROADCAST_INPUT == 1 ? 1 : DATA_OUT_0_PARALLELISM_DIM_0)*DATA_IN_1_PRECISION_0", stream},
+    {out, "data_out_0", "DATA_OUT_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0", stream},
+};
+inline constexpr module_text mase_binary{
+    .name = "mase_binary", .parameters = mase_binary_parameters, .ports = mase_binary_ports,
+    .description = R"sv(// Element-wise add (0), sub (1) or mul (2), computed exactly and then cast once, LANES results
 // per beat (DATA_OUT_0_PARALLELISM_DIM_0). Each operand is one of:
 // - a stream of the result's shape, LANES elements per beat (the default);
 // - CONSTANT_INPUT: a constant, whose values for each beat of a sample (SAMPLE_BEATS beats, LANES
@@ -23,36 +38,8 @@ inline constexpr std::string_view mase_binary = R"sv(// Element-wise add (0), su
 // table when neither operand is a constant or broadcast).
 /* verilator lint_off UNUSEDSIGNAL */
 /* verilator lint_off UNUSEDPARAM */
-module mase_binary #(
-    parameter int OPERATION = 0,
-    parameter int DATA_IN_0_PRECISION_0 = 8,
-    parameter int DATA_IN_0_PRECISION_1 = 4,
-    parameter int DATA_IN_1_PRECISION_0 = 8,
-    parameter int DATA_IN_1_PRECISION_1 = 4,
-    parameter int DATA_OUT_0_PRECISION_0 = 8,
-    parameter int DATA_OUT_0_PRECISION_1 = 4,
-    parameter int DATA_OUT_0_PARALLELISM_DIM_0 = 1,
-    parameter int OUT_SYMMETRIC = 0,
-    parameter int CONSTANT_INPUT = -1,
-    parameter int BROADCAST_INPUT = -1,
-    parameter int BROADCAST_SIZE = 1,
-    parameter int SAMPLE_BEATS = 1,
-    parameter int TABLE_WIDTH = 1,
-    parameter TABLE_MEMFILE = ""
-) (
-    input  logic clk,
-    input  logic rst,
-    input  logic [(BROADCAST_INPUT == 0 ? 1 : DATA_OUT_0_PARALLELISM_DIM_0)*DATA_IN_0_PRECISION_0-1:0] data_in_0,
-    input  logic data_in_0_valid,
-    output logic data_in_0_ready,
-    input  logic [(BROADCAST_INPUT == 1 ? 1 : DATA_OUT_0_PARALLELISM_DIM_0)*DATA_IN_1_PRECISION_0-1:0] data_in_1,
-    input  logic data_in_1_valid,
-    output logic data_in_1_ready,
-    output logic [DATA_OUT_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0-1:0] data_out_0,
-    output logic data_out_0_valid,
-    input  logic data_out_0_ready
-);
-  localparam int LANES = DATA_OUT_0_PARALLELISM_DIM_0;
+)sv",
+    .body = R"sv(  localparam int LANES = DATA_OUT_0_PARALLELISM_DIM_0;
   localparam int W0 = DATA_IN_0_PRECISION_0;
   localparam int F0 = DATA_IN_0_PRECISION_1;
   localparam int W1 = DATA_IN_1_PRECISION_0;
@@ -216,5 +203,5 @@ module mase_binary #(
 endmodule
 /* verilator lint_on UNUSEDPARAM */
 /* verilator lint_on UNUSEDSIGNAL */
-)sv";
+)sv"};
 }  // namespace mase::verilog::rtl

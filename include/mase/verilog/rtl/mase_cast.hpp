@@ -1,25 +1,24 @@
 #pragma once
 // mase_cast: MASE's floor-and-saturate fixed-point cast, per lane, exact at any width
 // (saturation is read from the top bits of a widened value, not from wide constants).
-#include <string_view>
+#include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_cast = R"sv(// Floor-and-saturate fixed-point cast (MASE's fixed_signed_cast), applied per lane.
+inline constexpr module_parameter mase_cast_parameters[] = {
+    {"IN_WIDTH", "16"}, {"IN_FRAC", "8"}, {"OUT_WIDTH", "8"}, {"OUT_FRAC", "4"}, {"SYMMETRIC", "0"}, {"LANES", "1"},
+};
+inline constexpr module_port mase_cast_ports[] = {
+    {in, "data_in", "LANES*IN_WIDTH"},
+    {out, "data_out", "LANES*OUT_WIDTH"},
+};
+inline constexpr module_text mase_cast{
+    .name = "mase_cast", .parameters = mase_cast_parameters, .ports = mase_cast_ports,
+    .description = R"sv(// Floor-and-saturate fixed-point cast (MASE's fixed_signed_cast), applied per lane.
 // The shift is done on a vector wider than anything it can hold, so it is exact; saturation
 // is detected from the top bits instead of wide constant compares, so any width is exact.
 // Requires OUT_WIDTH >= 2.
-module mase_cast #(
-    parameter int IN_WIDTH  = 16,
-    parameter int IN_FRAC   = 8,
-    parameter int OUT_WIDTH = 8,
-    parameter int OUT_FRAC  = 4,
-    parameter int SYMMETRIC = 0,
-    parameter int LANES     = 1
-) (
-    input  logic [LANES*IN_WIDTH-1:0]  data_in,
-    output logic [LANES*OUT_WIDTH-1:0] data_out
-);
-  localparam int LSHIFT = OUT_FRAC > IN_FRAC ? OUT_FRAC - IN_FRAC : 0;
+)sv",
+    .body = R"sv(  localparam int LSHIFT = OUT_FRAC > IN_FRAC ? OUT_FRAC - IN_FRAC : 0;
   localparam int RSHIFT = IN_FRAC > OUT_FRAC ? IN_FRAC - OUT_FRAC : 0;
   localparam int SHIFTED_WIDTH = IN_WIDTH + LSHIFT;
   // One bit more than both the shifted value and the output: the fit test needs two top bits.
@@ -48,5 +47,5 @@ module mase_cast #(
         (low_bits == MIN_CODE) ? LOW_CODE : low_bits;
   end
 endmodule
-)sv";
+)sv"};
 }  // namespace mase::verilog::rtl

@@ -3,10 +3,23 @@
 // is chunks of operand 0 and operand 1 in turn, so the component passes CHUNK_0_BEATS beats of
 // one, then CHUNK_1_BEATS of the other, through one output register stage. Either operand may be
 // a constant (a table of its words: ViT's class token before the patch embeddings).
-#include <string_view>
+#include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_cat = R"sv(// Concatenation of two operands of one format, LANES elements per beat
+inline constexpr module_parameter mase_cat_parameters[] = {
+    {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PRECISION_1", "4"}, {"DATA_IN_1_PRECISION_0", "8"},
+    {"DATA_IN_1_PRECISION_1", "4"}, {"DATA_OUT_0_PRECISION_0", "8"}, {"DATA_OUT_0_PRECISION_1", "4"},
+    {"DATA_OUT_0_PARALLELISM_DIM_0", "1"}, {"CHUNK_0_BEATS", "1"}, {"CHUNK_1_BEATS", "1"}, {"CONSTANT_INPUT", "-1"},
+    {"TABLE_BEATS", "1"}, {"TABLE_MEMFILE", "\"\"", ""},
+};
+inline constexpr module_port mase_cat_ports[] = {
+    {in, "clk"}, {in, "rst"},
+    {in, "data_in_0", "DATA_OUT_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0", stream},
+    {in, "data_in_1", "DATA_OUT_0_PARALLELISM_DIM_0*DATA_IN_1_PRECISION_0", stream},
+    {out, "data_out_0", "DATA_OUT_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0", stream},
+};
+inline constexpr module_text mase_cat{.name = "mase_cat", .parameters = mase_cat_parameters, .ports = mase_cat_ports,
+    .description = R"sv(// Concatenation of two operands of one format, LANES elements per beat
 // (DATA_OUT_0_PARALLELISM_DIM_0). Each sample of the result is, repeated, CHUNK_0_BEATS beats of
 // operand 0 and then CHUNK_1_BEATS beats of operand 1 (the elements each contributes per index of
 // the dimensions before the joined one). CONSTANT_INPUT (0 or 1): that operand is a constant whose
@@ -15,33 +28,8 @@ inline constexpr std::string_view mase_cat = R"sv(// Concatenation of two operan
 // it drains.
 /* verilator lint_off UNUSEDSIGNAL */
 /* verilator lint_off UNUSEDPARAM */
-module mase_cat #(
-    parameter int DATA_IN_0_PRECISION_0 = 8,
-    parameter int DATA_IN_0_PRECISION_1 = 4,
-    parameter int DATA_IN_1_PRECISION_0 = 8,
-    parameter int DATA_IN_1_PRECISION_1 = 4,
-    parameter int DATA_OUT_0_PRECISION_0 = 8,
-    parameter int DATA_OUT_0_PRECISION_1 = 4,
-    parameter int DATA_OUT_0_PARALLELISM_DIM_0 = 1,
-    parameter int CHUNK_0_BEATS = 1,
-    parameter int CHUNK_1_BEATS = 1,
-    parameter int CONSTANT_INPUT = -1,
-    parameter int TABLE_BEATS = 1,
-    parameter TABLE_MEMFILE = ""
-) (
-    input  logic clk,
-    input  logic rst,
-    input  logic [DATA_OUT_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0-1:0] data_in_0,
-    input  logic data_in_0_valid,
-    output logic data_in_0_ready,
-    input  logic [DATA_OUT_0_PARALLELISM_DIM_0*DATA_IN_1_PRECISION_0-1:0] data_in_1,
-    input  logic data_in_1_valid,
-    output logic data_in_1_ready,
-    output logic [DATA_OUT_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0-1:0] data_out_0,
-    output logic data_out_0_valid,
-    input  logic data_out_0_ready
-);
-  localparam int LANES = DATA_OUT_0_PARALLELISM_DIM_0;
+)sv",
+    .body = R"sv(  localparam int LANES = DATA_OUT_0_PARALLELISM_DIM_0;
   localparam int W = DATA_OUT_0_PRECISION_0;
   localparam int LONGEST = CHUNK_0_BEATS > CHUNK_1_BEATS ? CHUNK_0_BEATS : CHUNK_1_BEATS;
   localparam int BEAT_W = LONGEST > 1 ? $clog2(LONGEST) : 1;
@@ -121,5 +109,5 @@ module mase_cat #(
 endmodule
 /* verilator lint_on UNUSEDPARAM */
 /* verilator lint_on UNUSEDSIGNAL */
-)sv";
+)sv"};
 }  // namespace mase::verilog::rtl

@@ -1,57 +1,36 @@
 #pragma once
 // mase_conv2d: streaming 2-D convolution (groups, stride, padding, dilation), exact MACs and one
 // cast; a two-bank sample buffer lets the next sample load while PO lanes sweep the windows.
-#include <string_view>
+#include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_conv2d = R"sv(// mase_conv2d: 2-D convolution (groups, stride, padding, dilation) over a stream of C x H x W samples.
+inline constexpr module_parameter mase_conv2d_parameters[] = {
+    {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PRECISION_1", "4"}, {"DATA_IN_0_TENSOR_SIZE_DIM_0", "8"},
+    {"DATA_IN_0_TENSOR_SIZE_DIM_1", "8"}, {"DATA_IN_0_TENSOR_SIZE_DIM_2", "1"}, {"DATA_IN_0_PARALLELISM_DIM_0", "1"},
+    {"WEIGHT_PRECISION_0", "8"}, {"WEIGHT_PRECISION_1", "4"}, {"DATA_OUT_0_PRECISION_0", "8"},
+    {"DATA_OUT_0_PRECISION_1", "4"}, {"DATA_OUT_0_TENSOR_SIZE_DIM_0", "8"}, {"DATA_OUT_0_TENSOR_SIZE_DIM_1", "8"},
+    {"DATA_OUT_0_TENSOR_SIZE_DIM_2", "1"}, {"DATA_OUT_0_PARALLELISM_DIM_0", "1"}, {"KERNEL_X", "3"},
+    {"KERNEL_Y", "3"}, {"STRIDE_X", "1"}, {"STRIDE_Y", "1"}, {"PADDING_X", "1"}, {"PADDING_Y", "1"},
+    {"DILATION_X", "1"}, {"DILATION_Y", "1"}, {"GROUPS", "1"}, {"HAS_BIAS", "0"}, {"CHANNELS_LAST", "0"},
+    {"ACCUMULATOR_WIDTH", "24"}, {"OUT_SYMMETRIC", "0"}, {"WEIGHT_MEMFILE", "\"weight.mem\"", ""},
+    {"BIAS_MEMFILE", "\"bias.mem\"", ""},
+};
+inline constexpr module_port mase_conv2d_ports[] = {
+    {in, "clk"}, {in, "rst"},
+    {in, "data_in_0", "DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0", stream},
+    {out, "data_out_0", "DATA_OUT_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0", stream},
+};
+inline constexpr module_text mase_conv2d{
+    .name = "mase_conv2d", .parameters = mase_conv2d_parameters, .ports = mase_conv2d_ports,
+    .description = R"sv(// mase_conv2d: 2-D convolution (groups, stride, padding, dilation) over a stream of C x H x W samples.
 // mase_window_sweep buffers each sample (two banks) and visits the windows, PO consecutive ox per
 // output beat; here each output lane does one exact multiply-accumulate per tap, with the weight
 // from a synchronous ROM read in the issue cycle, and the accumulator is cast once at the end.
 // CHANNELS_LAST = 1: the streams are H x W x C, the sweep keeps rows (mase_pixel_sweep) and the PO
 // lanes are output channels, so a ROM word holds PO weights (lane 0 lowest; word b*T + tap, tap
 // (ky, kx, ci) with ci innermost) and a bias word PO biases.
-module mase_conv2d #(
-  parameter int DATA_IN_0_PRECISION_0 = 8,
-  parameter int DATA_IN_0_PRECISION_1 = 4,
-  parameter int DATA_IN_0_TENSOR_SIZE_DIM_0 = 8,
-  parameter int DATA_IN_0_TENSOR_SIZE_DIM_1 = 8,
-  parameter int DATA_IN_0_TENSOR_SIZE_DIM_2 = 1,
-  parameter int DATA_IN_0_PARALLELISM_DIM_0 = 1,
-  parameter int WEIGHT_PRECISION_0 = 8,
-  parameter int WEIGHT_PRECISION_1 = 4,
-  parameter int DATA_OUT_0_PRECISION_0 = 8,
-  parameter int DATA_OUT_0_PRECISION_1 = 4,
-  parameter int DATA_OUT_0_TENSOR_SIZE_DIM_0 = 8,
-  parameter int DATA_OUT_0_TENSOR_SIZE_DIM_1 = 8,
-  parameter int DATA_OUT_0_TENSOR_SIZE_DIM_2 = 1,
-  parameter int DATA_OUT_0_PARALLELISM_DIM_0 = 1,
-  parameter int KERNEL_X = 3,
-  parameter int KERNEL_Y = 3,
-  parameter int STRIDE_X = 1,
-  parameter int STRIDE_Y = 1,
-  parameter int PADDING_X = 1,
-  parameter int PADDING_Y = 1,
-  parameter int DILATION_X = 1,
-  parameter int DILATION_Y = 1,
-  parameter int GROUPS = 1,
-  parameter int HAS_BIAS = 0,
-  parameter int CHANNELS_LAST = 0,
-  parameter int ACCUMULATOR_WIDTH = 24,
-  parameter int OUT_SYMMETRIC = 0,
-  parameter WEIGHT_MEMFILE = "weight.mem",
-  parameter BIAS_MEMFILE = "bias.mem"
-) (
-  input  logic clk,
-  input  logic rst,
-  input  logic [DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0-1:0] data_in_0,
-  input  logic data_in_0_valid,
-  output logic data_in_0_ready,
-  output logic [DATA_OUT_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0-1:0] data_out_0,
-  output logic data_out_0_valid,
-  input  logic data_out_0_ready
-);
-  localparam int XW = DATA_IN_0_PRECISION_0;
+)sv",
+    .body = R"sv(  localparam int XW = DATA_IN_0_PRECISION_0;
   localparam int WW = WEIGHT_PRECISION_0;
   localparam int OW = DATA_OUT_0_PRECISION_0;
   localparam int CO = DATA_OUT_0_TENSOR_SIZE_DIM_2;
@@ -141,5 +120,5 @@ module mase_conv2d #(
     .data_in(acc_next_lanes), .data_out(cast_out)
   );
 endmodule
-)sv";
+)sv"};
 }  // namespace mase::verilog::rtl

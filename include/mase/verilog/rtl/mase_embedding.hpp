@@ -1,34 +1,28 @@
 #pragma once
 // mase_embedding: nn.Embedding as a ROM read: each row number of the input stream streams that
 // row of the table out, a word of lanes per beat.
-#include <string_view>
+#include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_embedding = R"sv(// Looks up rows of a table (nn.Embedding): each row number of the input stream (up to
+inline constexpr module_parameter mase_embedding_parameters[] = {
+    {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PARALLELISM_DIM_0", "1"}, {"DATA_OUT_0_PRECISION_0", "8"},
+    {"DATA_OUT_0_PARALLELISM_DIM_0", "1"}, {"ROWS", "4"}, {"ROW_LENGTH", "4"}, {"WEIGHT_MEMFILE", "\"\"", ""},
+};
+inline constexpr module_port mase_embedding_ports[] = {
+    {in, "clk"}, {in, "rst"},
+    {in, "data_in_0", "DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0", stream},
+    {out, "data_out_0", "DATA_OUT_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0", stream},
+};
+inline constexpr module_text mase_embedding{
+    .name = "mase_embedding", .parameters = mase_embedding_parameters, .ports = mase_embedding_ports,
+    .description = R"sv(// Looks up rows of a table (nn.Embedding): each row number of the input stream (up to
 // DATA_IN_0_PARALLELISM_DIM_0 per beat, lane 0 first) sends its row of ROW_LENGTH elements,
 // DATA_OUT_0_PARALLELISM_DIM_0 per beat. WEIGHT_MEMFILE holds the table row after row, a word
 // of lanes per address (lane 0 lowest). The ROM is read into the output register (a
 // synchronous read, so the table can be a block RAM); an input beat is taken when its last row
 // number's last beat leaves.
-module mase_embedding #(
-    parameter int DATA_IN_0_PRECISION_0 = 8,
-    parameter int DATA_IN_0_PARALLELISM_DIM_0 = 1,
-    parameter int DATA_OUT_0_PRECISION_0 = 8,
-    parameter int DATA_OUT_0_PARALLELISM_DIM_0 = 1,
-    parameter int ROWS = 4,
-    parameter int ROW_LENGTH = 4,
-    parameter WEIGHT_MEMFILE = ""
-) (
-    input  logic                                                            clk,
-    input  logic                                                            rst,
-    input  logic [DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0-1:0]    data_in_0,
-    input  logic                                                            data_in_0_valid,
-    output logic                                                            data_in_0_ready,
-    output logic [DATA_OUT_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0-1:0]  data_out_0,
-    output logic                                                            data_out_0_valid,
-    input  logic                                                            data_out_0_ready
-);
-  localparam int IW = DATA_IN_0_PRECISION_0;
+)sv",
+    .body = R"sv(  localparam int IW = DATA_IN_0_PRECISION_0;
   localparam int IDS = DATA_IN_0_PARALLELISM_DIM_0;
   localparam int W = DATA_OUT_0_PRECISION_0;
   localparam int LANES = DATA_OUT_0_PARALLELISM_DIM_0;
@@ -76,5 +70,5 @@ module mase_embedding #(
     if (fire) data_out_0 <= rom[address];
   end
 endmodule
-)sv";
+)sv"};
 }  // namespace mase::verilog::rtl

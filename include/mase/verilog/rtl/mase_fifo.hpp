@@ -1,27 +1,26 @@
 #pragma once
 // mase_fifo: first-word-fall-through FIFO of any depth, with wrap-bit pointers; one push and one
 // pop per cycle, and in_ready / out_valid come from registers only.
-#include <string_view>
+#include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_fifo = R"sv(// First-word-fall-through FIFO: out_data shows the oldest word while out_valid is high.
+inline constexpr module_parameter mase_fifo_parameters[] = {
+    {"WIDTH", "8"}, {"DEPTH", "4"},
+};
+inline constexpr module_port mase_fifo_ports[] = {
+    {in, "clk"}, {in, "rst"},
+    {in, "in_data", "WIDTH"}, {in, "in_valid"},
+    {out, "in_ready"}, {out, "out_data", "WIDTH"}, {out, "out_valid"},
+    {in, "out_ready"},
+};
+inline constexpr module_text mase_fifo{
+    .name = "mase_fifo", .parameters = mase_fifo_parameters, .ports = mase_fifo_ports,
+    .description = R"sv(// First-word-fall-through FIFO: out_data shows the oldest word while out_valid is high.
 // Each pointer counts 0 .. DEPTH-1 and flips a wrap bit when it wraps, so full and empty are told
 // apart without a counter and DEPTH need not be a power of two (a fork's FIFO holds exactly what
 // its branch needs); in_ready and out_valid come from registers only. DEPTH >= 1.
-module mase_fifo #(
-    parameter int WIDTH = 8,
-    parameter int DEPTH = 4
-) (
-    input  logic             clk,
-    input  logic             rst,
-    input  logic [WIDTH-1:0] in_data,
-    input  logic             in_valid,
-    output logic             in_ready,
-    output logic [WIDTH-1:0] out_data,
-    output logic             out_valid,
-    input  logic             out_ready
-);
-  localparam int PW = DEPTH > 1 ? $clog2(DEPTH) : 1;
+)sv",
+    .body = R"sv(  localparam int PW = DEPTH > 1 ? $clog2(DEPTH) : 1;
   localparam logic [PW-1:0] LAST = PW'(DEPTH - 1);
 
   logic [WIDTH-1:0] mem[0:DEPTH-1];
@@ -57,5 +56,5 @@ module mase_fifo #(
     end
   end
 endmodule
-)sv";
+)sv"};
 }  // namespace mase::verilog::rtl

@@ -1,30 +1,27 @@
 #pragma once
 // mase_lanes: lane-width converter (IN_LANES -> OUT_LANES elements per beat, order kept) over
 // an IN_LANES + OUT_LANES element shift buffer; one beat per cycle on the faster side.
-#include <string_view>
+#include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_lanes = R"sv(// Lane-width converter: a stream of IN_LANES-element words becomes one of OUT_LANES-element
+inline constexpr module_parameter mase_lanes_parameters[] = {
+    {"WIDTH", "8"}, {"IN_LANES", "2"}, {"OUT_LANES", "4"},
+};
+inline constexpr module_port mase_lanes_ports[] = {
+    {in, "clk"}, {in, "rst"},
+    {in, "data_in", "IN_LANES*WIDTH", stream},
+    {out, "data_out", "OUT_LANES*WIDTH", stream},
+};
+inline constexpr module_text mase_lanes{
+    .name = "mase_lanes", .parameters = mase_lanes_parameters, .ports = mase_lanes_ports,
+    .description = R"sv(// Lane-width converter: a stream of IN_LANES-element words becomes one of OUT_LANES-element
 // words, element order preserved. Elements sit in a shift buffer, oldest in slot 0: an output
 // beat takes slots 0..OUT_LANES-1 and shifts the rest down; an input beat is appended right
 // after the elements kept. IN_LANES + OUT_LANES slots suffice for full throughput because the
 // append may use the room freed by a pop in the same cycle (so data_in_ready depends on
 // data_out_ready; data_out_valid comes from a register only).
-module mase_lanes #(
-    parameter int WIDTH = 8,
-    parameter int IN_LANES = 2,
-    parameter int OUT_LANES = 4
-) (
-    input  logic                       clk,
-    input  logic                       rst,
-    input  logic [ IN_LANES*WIDTH-1:0] data_in,
-    input  logic                       data_in_valid,
-    output logic                       data_in_ready,
-    output logic [OUT_LANES*WIDTH-1:0] data_out,
-    output logic                       data_out_valid,
-    input  logic                       data_out_ready
-);
-  localparam int SLOTS = IN_LANES + OUT_LANES;
+)sv",
+    .body = R"sv(  localparam int SLOTS = IN_LANES + OUT_LANES;
   localparam int BUF_W = SLOTS * WIDTH;
   localparam int CW = $clog2(SLOTS + 1);
   localparam int SHIFT_W = $clog2(BUF_W + 1);
@@ -62,5 +59,5 @@ module mase_lanes #(
     else count <= kept + (push ? IN_N : '0);
   end
 endmodule
-)sv";
+)sv"};
 }  // namespace mase::verilog::rtl

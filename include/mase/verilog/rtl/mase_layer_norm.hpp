@@ -2,44 +2,32 @@
 // mase_layer_norm: layer (or RMS) normalization over rows of a stream, the integer rule of
 // eval/fixed_functions.hpp (normalization_rule) step for step: exact sums, an exact inverse
 // square root found bit by bit, then each element scaled, shifted and cast once.
-#include <string_view>
+#include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_layer_norm = R"sv(// Layer normalization (CENTRED = 1) or RMS normalization (CENTRED = 0) over rows of ROW_LENGTH
+inline constexpr module_parameter mase_layer_norm_parameters[] = {
+    {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PARALLELISM_DIM_0", "1"}, {"DATA_OUT_0_PRECISION_0", "8"},
+    {"DATA_OUT_0_PRECISION_1", "4"}, {"OUT_SYMMETRIC", "0"}, {"ROW_LENGTH", "4"}, {"CENTRED", "1"},
+    {"HAS_WEIGHT", "0"}, {"HAS_BIAS", "0"}, {"WEIGHT_PRECISION_0", "8"}, {"BIAS_WIDTH", "8"},
+    {"RECIPROCAL_BITS", "16"}, {"PRODUCT_FRAC", "16"}, {"EPSILON", "0"}, {"WEIGHT_MEMFILE", "\"\"", ""},
+    {"BIAS_MEMFILE", "\"\"", ""},
+};
+inline constexpr module_port mase_layer_norm_ports[] = {
+    {in, "clk"}, {in, "rst"},
+    {in, "data_in_0", "DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0", stream},
+    {out, "data_out_0", "DATA_IN_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0", stream},
+};
+inline constexpr module_text mase_layer_norm{
+    .name = "mase_layer_norm", .parameters = mase_layer_norm_parameters, .ports = mase_layer_norm_ports,
+    .description = R"sv(// Layer normalization (CENTRED = 1) or RMS normalization (CENTRED = 0) over rows of ROW_LENGTH
 // codes, LANES per beat (eval/fixed_functions.hpp, normalization_rule):
 //   S1 = sum x (0 for RMS), S2 = sum x^2;  V = N*S2 - S1^2 + EPSILON;
 //   R = the largest r with r^2 * V <= 2^(2P) (0 when V = 0), P = RECIPROCAL_BITS, found from the
 //       top bit down, one comparison per cycle;
 //   y_i = cast((N*x_i - S1) * R * w_i + b_i, PRODUCT_FRAC -> output)  (w_i = 1, b_i = 0 without them)
 // A row takes three phases: load (the sums on the fly), the root (P + 2 cycles) and emit.
-module mase_layer_norm #(
-    parameter int DATA_IN_0_PRECISION_0 = 8,
-    parameter int DATA_IN_0_PARALLELISM_DIM_0 = 1,
-    parameter int DATA_OUT_0_PRECISION_0 = 8,
-    parameter int DATA_OUT_0_PRECISION_1 = 4,
-    parameter int OUT_SYMMETRIC = 0,
-    parameter int ROW_LENGTH = 4,
-    parameter int CENTRED = 1,
-    parameter int HAS_WEIGHT = 0,
-    parameter int HAS_BIAS = 0,
-    parameter int WEIGHT_PRECISION_0 = 8,
-    parameter int BIAS_WIDTH = 8,
-    parameter int RECIPROCAL_BITS = 16,
-    parameter int PRODUCT_FRAC = 16,
-    parameter int EPSILON = 0,
-    parameter WEIGHT_MEMFILE = "",
-    parameter BIAS_MEMFILE = ""
-) (
-    input  logic                                                          clk,
-    input  logic                                                          rst,
-    input  logic [DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0-1:0]  data_in_0,
-    input  logic                                                          data_in_0_valid,
-    output logic                                                          data_in_0_ready,
-    output logic [DATA_IN_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0-1:0] data_out_0,
-    output logic                                                          data_out_0_valid,
-    input  logic                                                          data_out_0_ready
-);
-  localparam int LANES = DATA_IN_0_PARALLELISM_DIM_0;
+)sv",
+    .body = R"sv(  localparam int LANES = DATA_IN_0_PARALLELISM_DIM_0;
   localparam int IN_W = DATA_IN_0_PRECISION_0;
   localparam int OUT_W = DATA_OUT_0_PRECISION_0;
   localparam int WW = HAS_WEIGHT != 0 ? WEIGHT_PRECISION_0 : 2;  // without a weight: w = 1
@@ -187,5 +175,5 @@ module mase_layer_norm #(
     end
   end
 endmodule
-)sv";
+)sv"};
 }  // namespace mase::verilog::rtl

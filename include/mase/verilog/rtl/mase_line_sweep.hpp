@@ -1,10 +1,13 @@
 #pragma once
 // mase_line_sweep: the window sweep of mase_window_sweep for windows over one channel (pools,
 // depthwise convolutions), keeping KERNEL_Y + STRIDE_Y rows of one channel instead of whole samples.
-#include <string_view>
+#include <mase/verilog/module_interface.hpp>
+#include <mase/verilog/rtl/mase_sweep_stage.hpp>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_line_sweep = R"sv(// mase_line_sweep: mase_window_sweep where output channel c's windows cover input channel c only
+inline constexpr module_text mase_line_sweep{
+    .name = "mase_line_sweep", .shared_parameters = sweep_geometry_parameters, .ports = line_sweep_ports,
+    .description = R"sv(// mase_line_sweep: mase_window_sweep where output channel c's windows cover input channel c only
 // (OUT_CHANNELS = IN_CHANNELS, one group per channel). The stream is a run of H x W planes, one per
 // channel and sample, and a window needs only rows of its own plane, so the input rows go into a
 // ring of R = (KERNEL_Y-1)*DILATION_Y + 1 + STRIDE_Y row slots (a window's rows and the next output
@@ -13,49 +16,8 @@ inline constexpr std::string_view mase_line_sweep = R"sv(// mase_line_sweep: mas
 // Rows are numbered across planes and samples (32-bit counters, compared by signed difference):
 // an output row starts once its last row has arrived, and a row is written only into a slot whose
 // old row no output row still to come reads.
-module mase_line_sweep #(
-  parameter int ELEMENT_WIDTH = 8,
-  parameter int RESULT_WIDTH = 8,
-  parameter int IN_COLS = 8,
-  parameter int IN_ROWS = 8,
-  parameter int IN_LANES = 1,
-  parameter int OUT_COLS = 8,
-  parameter int OUT_ROWS = 8,
-  parameter int OUT_CHANNELS = 1,
-  parameter int OUT_LANES = 1,
-  parameter int KERNEL_X = 3,
-  parameter int KERNEL_Y = 3,
-  parameter int STRIDE_X = 1,
-  parameter int STRIDE_Y = 1,
-  parameter int PADDING_X = 1,
-  parameter int PADDING_Y = 1,
-  parameter int DILATION_X = 1,
-  parameter int DILATION_Y = 1,
-  // what a tap outside the map reads: 0, or (1) the most negative code, which never wins a max
-  parameter int PAD_MIN_CODE = 0
-) (
-  input  logic clk,
-  input  logic rst,
-  input  logic [IN_LANES*ELEMENT_WIDTH-1:0] data_in_0,
-  input  logic data_in_0_valid,
-  output logic data_in_0_ready,
-  // issue stage: a tap is issued this cycle, for output channel out_channel; kernel_addr is the
-  // tap's place in PyTorch's weight layout, out_channel*T + (ci*KERNEL_Y + ky)*KERNEL_X + kx
-  output logic issue,
-  output logic [(OUT_CHANNELS > 1 ? $clog2(OUT_CHANNELS) : 1)-1:0] out_channel,
-  output logic [(OUT_CHANNELS * 1 * KERNEL_Y * KERNEL_X > 1 ?
-                 $clog2(OUT_CHANNELS * 1 * KERNEL_Y * KERNEL_X) : 1)-1:0] kernel_addr,
-  // fold stage: fold this cycle's tap_data (lane l: the element under lane l's tap) into the lanes'
-  // running values, restarting them where fold_first; result is the lanes' cast values including it
-  output logic fold,
-  output logic fold_first,
-  output logic [OUT_LANES*ELEMENT_WIDTH-1:0] tap_data,
-  input  logic [OUT_LANES*RESULT_WIDTH-1:0] result,
-  output logic [OUT_LANES*RESULT_WIDTH-1:0] data_out_0,
-  output logic data_out_0_valid,
-  input  logic data_out_0_ready
-);
-  localparam int XW = ELEMENT_WIDTH;
+)sv",
+    .body = R"sv(  localparam int XW = ELEMENT_WIDTH;
   localparam int W = IN_COLS;
   localparam int H = IN_ROWS;
   localparam int PI = IN_LANES;
@@ -278,5 +240,5 @@ module mase_line_sweep #(
   end
 
 endmodule
-)sv";
+)sv"};
 }  // namespace mase::verilog::rtl

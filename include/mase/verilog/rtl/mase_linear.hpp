@@ -1,44 +1,31 @@
 #pragma once
 // mase_linear: streaming Y = X W^T + b, exact accumulation and one cast; a ping-pong input
 // buffer and one P1 x P0 weight tile per cycle give GROUPS*CHUNKS cycles per row.
-#include <string_view>
+#include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_linear = R"sv(// Streaming fully connected layer Y = X * W^T + b with exact accumulation and one output cast.
+inline constexpr module_parameter mase_linear_parameters[] = {
+    {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PRECISION_1", "4"}, {"DATA_IN_0_TENSOR_SIZE_DIM_0", "4"},
+    {"DATA_IN_0_PARALLELISM_DIM_0", "2"}, {"WEIGHT_PRECISION_0", "8"}, {"WEIGHT_PRECISION_1", "4"},
+    {"WEIGHT_TENSOR_SIZE_DIM_0", "4"}, {"WEIGHT_TENSOR_SIZE_DIM_1", "4"}, {"WEIGHT_PARALLELISM_DIM_0", "2"},
+    {"WEIGHT_PARALLELISM_DIM_1", "2"}, {"HAS_BIAS", "1"}, {"ACCUMULATOR_WIDTH", "20"},
+    {"DATA_OUT_0_PRECISION_0", "8"}, {"DATA_OUT_0_PRECISION_1", "4"}, {"DATA_OUT_0_TENSOR_SIZE_DIM_0", "4"},
+    {"DATA_OUT_0_PARALLELISM_DIM_0", "2"}, {"OUT_SYMMETRIC", "0"}, {"WEIGHT_MEMFILE", "\"\"", ""},
+    {"BIAS_MEMFILE", "\"\"", ""},
+};
+inline constexpr module_port mase_linear_ports[] = {
+    {in, "clk"}, {in, "rst"},
+    {in, "data_in_0", "DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0", stream},
+    {out, "data_out_0", "DATA_OUT_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0", stream},
+};
+inline constexpr module_text mase_linear{
+    .name = "mase_linear", .parameters = mase_linear_parameters, .ports = mase_linear_ports,
+    .description = R"sv(// Streaming fully connected layer Y = X * W^T + b with exact accumulation and one output cast.
 // Rows land in a two-bank buffer (mase_row_buffer) so the next row loads while this one
 // computes; every cycle mase_tile_accumulate issues one P1 x P0 tile, whose weights are read
 // from ROM, and multiply-accumulates it a cycle later, so a row takes GROUPS*CHUNKS cycles.
-module mase_linear #(
-    parameter int DATA_IN_0_PRECISION_0 = 8,
-    parameter int DATA_IN_0_PRECISION_1 = 4,
-    parameter int DATA_IN_0_TENSOR_SIZE_DIM_0 = 4,
-    parameter int DATA_IN_0_PARALLELISM_DIM_0 = 2,
-    parameter int WEIGHT_PRECISION_0 = 8,
-    parameter int WEIGHT_PRECISION_1 = 4,
-    parameter int WEIGHT_TENSOR_SIZE_DIM_0 = 4,
-    parameter int WEIGHT_TENSOR_SIZE_DIM_1 = 4,
-    parameter int WEIGHT_PARALLELISM_DIM_0 = 2,
-    parameter int WEIGHT_PARALLELISM_DIM_1 = 2,
-    parameter int HAS_BIAS = 1,
-    parameter int ACCUMULATOR_WIDTH = 20,
-    parameter int DATA_OUT_0_PRECISION_0 = 8,
-    parameter int DATA_OUT_0_PRECISION_1 = 4,
-    parameter int DATA_OUT_0_TENSOR_SIZE_DIM_0 = 4,
-    parameter int DATA_OUT_0_PARALLELISM_DIM_0 = 2,
-    parameter int OUT_SYMMETRIC = 0,
-    parameter WEIGHT_MEMFILE = "",
-    parameter BIAS_MEMFILE = ""
-) (
-    input  logic                                                              clk,
-    input  logic                                                              rst,
-    input  logic [DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0-1:0]      data_in_0,
-    input  logic                                                              data_in_0_valid,
-    output logic                                                              data_in_0_ready,
-    output logic [DATA_OUT_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0-1:0]    data_out_0,
-    output logic                                                              data_out_0_valid,
-    input  logic                                                              data_out_0_ready
-);
-  localparam int XW = DATA_IN_0_PRECISION_0;
+)sv",
+    .body = R"sv(  localparam int XW = DATA_IN_0_PRECISION_0;
   localparam int WW = WEIGHT_PRECISION_0;
   localparam int IN = DATA_IN_0_TENSOR_SIZE_DIM_0;
   localparam int OUT = WEIGHT_TENSOR_SIZE_DIM_1;
@@ -119,5 +106,5 @@ module mase_linear #(
       .data_out_ready(data_out_0_ready)
   );
 endmodule
-)sv";
+)sv"};
 }  // namespace mase::verilog::rtl

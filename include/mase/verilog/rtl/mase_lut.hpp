@@ -1,26 +1,23 @@
 #pragma once
 // mase_lut: any unary activation as a full table over the input codes ($readmemh), read
 // combinationally by every lane; valid/ready pass through.
-#include <string_view>
+#include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_lut = R"sv(// Any unary activation as a full lookup table over the input code space (2^IN_W entries),
+inline constexpr module_parameter mase_lut_parameters[] = {
+    {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_OUT_0_PRECISION_0", "8"}, {"DATA_IN_0_PARALLELISM_DIM_0", "1"},
+    {"LUT_MEMFILE", "\"\"", ""},
+};
+inline constexpr module_port mase_lut_ports[] = {
+    {in, "data_in_0", "DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0", stream},
+    {out, "data_out_0", "DATA_IN_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0", stream},
+};
+inline constexpr module_text mase_lut{.name = "mase_lut", .parameters = mase_lut_parameters, .ports = mase_lut_ports,
+    .description = R"sv(// Any unary activation as a full lookup table over the input code space (2^IN_W entries),
 // read combinationally by every lane; entry i answers input code i - 2^(IN_W-1), so the
 // index is the input code with its sign bit inverted. Valid and ready pass straight through.
-module mase_lut #(
-    parameter int DATA_IN_0_PRECISION_0 = 8,
-    parameter int DATA_OUT_0_PRECISION_0 = 8,
-    parameter int DATA_IN_0_PARALLELISM_DIM_0 = 1,
-    parameter LUT_MEMFILE = ""
-) (
-    input  logic [DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0-1:0]  data_in_0,
-    input  logic                                                          data_in_0_valid,
-    output logic                                                          data_in_0_ready,
-    output logic [DATA_IN_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0-1:0] data_out_0,
-    output logic                                                          data_out_0_valid,
-    input  logic                                                          data_out_0_ready
-);
-  localparam int LANES = DATA_IN_0_PARALLELISM_DIM_0;
+)sv",
+    .body = R"sv(  localparam int LANES = DATA_IN_0_PARALLELISM_DIM_0;
   localparam int IN_W = DATA_IN_0_PRECISION_0;
   localparam int OUT_W = DATA_OUT_0_PRECISION_0;
 
@@ -37,5 +34,5 @@ module mase_lut #(
   assign data_out_0_valid = data_in_0_valid;
   assign data_in_0_ready = data_out_0_ready;
 endmodule
-)sv";
+)sv"};
 }  // namespace mase::verilog::rtl

@@ -2,46 +2,33 @@
 // mase_matmul: streaming C = A B of two streams, exact accumulation and one cast; B is held
 // whole in two banks (PA memories, a word of P1 columns per row and tile) and A rows in a
 // ping-pong buffer, one P1 x PA tile per cycle.
-#include <string_view>
+#include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_matmul = R"sv(// Streaming matrix product C = A * B of two streams (pair j: A_j is M x K, B_j is K x N), with
+inline constexpr module_parameter mase_matmul_parameters[] = {
+    {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PRECISION_1", "4"}, {"DATA_IN_0_TENSOR_SIZE_DIM_0", "4"},
+    {"DATA_IN_0_TENSOR_SIZE_DIM_1", "2"}, {"DATA_IN_0_PARALLELISM_DIM_0", "2"}, {"DATA_IN_1_PRECISION_0", "8"},
+    {"DATA_IN_1_PRECISION_1", "4"}, {"DATA_IN_1_TENSOR_SIZE_DIM_0", "4"}, {"DATA_IN_1_TENSOR_SIZE_DIM_1", "4"},
+    {"DATA_IN_1_PARALLELISM_DIM_0", "2"}, {"ACCUMULATOR_WIDTH", "19"}, {"DATA_OUT_0_PRECISION_0", "8"},
+    {"DATA_OUT_0_PRECISION_1", "4"}, {"DATA_OUT_0_TENSOR_SIZE_DIM_0", "4"}, {"DATA_OUT_0_PARALLELISM_DIM_0", "2"},
+    {"OUT_SYMMETRIC", "0"},
+};
+inline constexpr module_port mase_matmul_ports[] = {
+    {in, "clk"}, {in, "rst"},
+    {in, "data_in_0", "DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0", stream},
+    {in, "data_in_1", "DATA_IN_1_PARALLELISM_DIM_0*DATA_IN_1_PRECISION_0", stream},
+    {out, "data_out_0", "DATA_OUT_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0", stream},
+};
+inline constexpr module_text mase_matmul{
+    .name = "mase_matmul", .parameters = mase_matmul_parameters, .ports = mase_matmul_ports,
+    .description = R"sv(// Streaming matrix product C = A * B of two streams (pair j: A_j is M x K, B_j is K x N), with
 // exact accumulation and one output cast. B_j arrives P1 elements per beat (the output's lanes)
 // and is held whole in one of two banks so B_{j+1} loads while pair j computes; each row of A lands in a two-bank buffer
 // (mase_row_buffer). Every cycle mase_tile_accumulate issues one P1 x PA tile of B, read here,
 // and multiply-accumulates it with a chunk of the A row a cycle later, so a row takes
 // (N/P1)*(K/PA) cycles.
-module mase_matmul #(
-    parameter int DATA_IN_0_PRECISION_0 = 8,
-    parameter int DATA_IN_0_PRECISION_1 = 4,
-    parameter int DATA_IN_0_TENSOR_SIZE_DIM_0 = 4,
-    parameter int DATA_IN_0_TENSOR_SIZE_DIM_1 = 2,
-    parameter int DATA_IN_0_PARALLELISM_DIM_0 = 2,
-    parameter int DATA_IN_1_PRECISION_0 = 8,
-    parameter int DATA_IN_1_PRECISION_1 = 4,
-    parameter int DATA_IN_1_TENSOR_SIZE_DIM_0 = 4,
-    parameter int DATA_IN_1_TENSOR_SIZE_DIM_1 = 4,
-    parameter int DATA_IN_1_PARALLELISM_DIM_0 = 2,
-    parameter int ACCUMULATOR_WIDTH = 19,
-    parameter int DATA_OUT_0_PRECISION_0 = 8,
-    parameter int DATA_OUT_0_PRECISION_1 = 4,
-    parameter int DATA_OUT_0_TENSOR_SIZE_DIM_0 = 4,
-    parameter int DATA_OUT_0_PARALLELISM_DIM_0 = 2,
-    parameter int OUT_SYMMETRIC = 0
-) (
-    input  logic                                                              clk,
-    input  logic                                                              rst,
-    input  logic [DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0-1:0]      data_in_0,
-    input  logic                                                              data_in_0_valid,
-    output logic                                                              data_in_0_ready,
-    input  logic [DATA_IN_1_PARALLELISM_DIM_0*DATA_IN_1_PRECISION_0-1:0]      data_in_1,
-    input  logic                                                              data_in_1_valid,
-    output logic                                                              data_in_1_ready,
-    output logic [DATA_OUT_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0-1:0]    data_out_0,
-    output logic                                                              data_out_0_valid,
-    input  logic                                                              data_out_0_ready
-);
-  localparam int A_W = DATA_IN_0_PRECISION_0;
+)sv",
+    .body = R"sv(  localparam int A_W = DATA_IN_0_PRECISION_0;
   localparam int B_W = DATA_IN_1_PRECISION_0;
   localparam int K = DATA_IN_0_TENSOR_SIZE_DIM_0;
   localparam int M = DATA_IN_0_TENSOR_SIZE_DIM_1;
@@ -211,5 +198,5 @@ module mase_matmul #(
       .data_out_ready(data_out_0_ready)
   );
 endmodule
-)sv";
+)sv"};
 }  // namespace mase::verilog::rtl

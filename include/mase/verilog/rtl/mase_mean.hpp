@@ -1,45 +1,32 @@
 #pragma once
 // mase_mean: global average pooling, the integer rule of eval/mean_rule.hpp: each run of COUNT
 // consecutive values summed exactly, divided by one constant multiply and shift, saturated.
-#include <string_view>
+#include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_mean = R"sv(// Mean of each run of COUNT consecutive values (a channel's plane: global average pooling), as
+inline constexpr module_parameter mase_mean_parameters[] = {
+    {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PARALLELISM_DIM_0", "1"}, {"COUNT", "4"},
+    {"DATA_OUT_0_PRECISION_0", "8"}, {"DATA_OUT_0_PRECISION_1", "4"}, {"DATA_OUT_0_PARALLELISM_DIM_0", "1"},
+    {"OUT_SYMMETRIC", "0"}, {"CHANNELS_LAST", "0"}, {"CHANNELS", "1"}, {"SUM_WIDTH", "10"}, {"NUMERATOR_SHIFT", "0"},
+    {"NUMERATOR_WIDTH", "10"}, {"MULTIPLIER_WIDTH", "1"}, {"SHIFT", "0"}, {"OFFSET", "64'd0", "logic [63:0]"},
+    {"OFFSET_QUOTIENT", "64'd0", "logic [63:0]"}, {"MULTIPLIER", "64'd1", "logic [63:0]"},
+};
+inline constexpr module_port mase_mean_ports[] = {
+    {in, "clk"}, {in, "rst"},
+    {in, "data_in_0", "DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0", stream},
+    {out, "data_out_0", "DATA_OUT_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0", stream},
+};
+inline constexpr module_text mase_mean{
+    .name = "mase_mean", .parameters = mase_mean_parameters, .ports = mase_mean_ports,
+    .description = R"sv(// Mean of each run of COUNT consecutive values (a channel's plane: global average pooling), as
 // eval/mean_rule.hpp defines it: y = saturate(floor(S * 2^NUMERATOR_SHIFT / D)) for the exact sum S,
 // divided in mase_reciprocal_divide. The lanes are summed in one cycle and the runs accumulated
 // beat by beat; one mean leaves per run, on one lane, from a register that refills in the cycle it
 // drains. CHANNELS_LAST = 1: the stream is COUNT pixels of CHANNELS channels (H x W x C), LANES
 // channels a beat; each channel's sum is kept in a table of CHANNELS/LANES words, and at the last
 // pixel each beat's LANES means leave together.
-module mase_mean #(
-    parameter int DATA_IN_0_PRECISION_0 = 8,
-    parameter int DATA_IN_0_PARALLELISM_DIM_0 = 1,
-    parameter int COUNT = 4,
-    parameter int DATA_OUT_0_PRECISION_0 = 8,
-    parameter int DATA_OUT_0_PRECISION_1 = 4,
-    parameter int DATA_OUT_0_PARALLELISM_DIM_0 = 1,
-    parameter int OUT_SYMMETRIC = 0,
-    parameter int CHANNELS_LAST = 0,
-    parameter int CHANNELS = 1,
-    parameter int SUM_WIDTH = 10,
-    parameter int NUMERATOR_SHIFT = 0,
-    parameter int NUMERATOR_WIDTH = 10,
-    parameter int MULTIPLIER_WIDTH = 1,
-    parameter int SHIFT = 0,
-    parameter logic [63:0] OFFSET = 64'd0,
-    parameter logic [63:0] OFFSET_QUOTIENT = 64'd0,
-    parameter logic [63:0] MULTIPLIER = 64'd1
-) (
-    input  logic                                                          clk,
-    input  logic                                                          rst,
-    input  logic [DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0-1:0]  data_in_0,
-    input  logic                                                          data_in_0_valid,
-    output logic                                                          data_in_0_ready,
-    output logic [DATA_OUT_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0-1:0] data_out_0,
-    output logic                                                          data_out_0_valid,
-    input  logic                                                          data_out_0_ready
-);
-  localparam int LANES = DATA_IN_0_PARALLELISM_DIM_0;
+)sv",
+    .body = R"sv(  localparam int LANES = DATA_IN_0_PARALLELISM_DIM_0;
   localparam int XW = DATA_IN_0_PRECISION_0;
   localparam int OW = DATA_OUT_0_PRECISION_0;
   localparam int OUT_LANES = DATA_OUT_0_PARALLELISM_DIM_0;
@@ -140,5 +127,5 @@ module mase_mean #(
     end
   end
 endmodule
-)sv";
+)sv"};
 }  // namespace mase::verilog::rtl

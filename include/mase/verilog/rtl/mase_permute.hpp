@@ -3,31 +3,27 @@
 // batch) or gathered (index_select by constant indices: the [CLS] token's row): each sample
 // written in arrival order into one bank of a two-bank buffer, read out in the order a table
 // gives, while the next sample fills the other bank.
-#include <string_view>
+#include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_permute = R"sv(// Reorders each sample of SAMPLE_SIZE elements: the sample is written in arrival order, one
+inline constexpr module_parameter mase_permute_parameters[] = {
+    {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_OUT_0_PARALLELISM_DIM_0", "1"}, {"SAMPLE_SIZE", "4"},
+    {"OUT_SAMPLE_SIZE", "SAMPLE_SIZE"}, {"ORDER_MEMFILE", "\"\"", ""},
+};
+inline constexpr module_port mase_permute_ports[] = {
+    {in, "clk"}, {in, "rst"},
+    {in, "data_in_0", "DATA_IN_0_PRECISION_0", stream},
+    {out, "data_out_0", "DATA_OUT_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0", stream},
+};
+inline constexpr module_text mase_permute{
+    .name = "mase_permute", .parameters = mase_permute_parameters, .ports = mase_permute_ports,
+    .description = R"sv(// Reorders each sample of SAMPLE_SIZE elements: the sample is written in arrival order, one
 // element per beat, into one bank, then OUT_SAMPLE_SIZE elements are read out LANES per beat in
 // the order of ORDER_MEMFILE (word b: the arrival positions of output elements b*LANES ..
 // b*LANES+LANES-1, lane 0 lowest), while the next sample fills the other bank. A permutation
 // reads every element once; a gather any of them any number of times.
-module mase_permute #(
-    parameter int DATA_IN_0_PRECISION_0 = 8,
-    parameter int DATA_OUT_0_PARALLELISM_DIM_0 = 1,
-    parameter int SAMPLE_SIZE = 4,
-    parameter int OUT_SAMPLE_SIZE = SAMPLE_SIZE,
-    parameter ORDER_MEMFILE = ""
-) (
-    input  logic                             clk,
-    input  logic                             rst,
-    input  logic [DATA_IN_0_PRECISION_0-1:0] data_in_0,
-    input  logic                             data_in_0_valid,
-    output logic                             data_in_0_ready,
-    output logic [DATA_OUT_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0-1:0] data_out_0,
-    output logic                             data_out_0_valid,
-    input  logic                             data_out_0_ready
-);
-  localparam int W = DATA_IN_0_PRECISION_0;
+)sv",
+    .body = R"sv(  localparam int W = DATA_IN_0_PRECISION_0;
   localparam int AW = SAMPLE_SIZE > 1 ? $clog2(SAMPLE_SIZE) : 1;
   localparam logic [AW-1:0] LAST = AW'(SAMPLE_SIZE - 1);
   localparam int LANES = DATA_OUT_0_PARALLELISM_DIM_0;
@@ -87,5 +83,5 @@ module mase_permute #(
     end
   end
 endmodule
-)sv";
+)sv"};
 }  // namespace mase::verilog::rtl

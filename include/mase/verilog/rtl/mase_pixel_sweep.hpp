@@ -1,10 +1,13 @@
 #pragma once
 // mase_pixel_sweep: the window sweep of mase_window_sweep over channels-last (H x W x C) streams,
 // keeping KERNEL_Y + STRIDE_Y rows of every channel: the k.W.C line buffer of a convolution.
-#include <string_view>
+#include <mase/verilog/module_interface.hpp>
+#include <mase/verilog/rtl/mase_sweep_stage.hpp>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_pixel_sweep = R"sv(// mase_pixel_sweep: mase_window_sweep over channels-last samples (CHANNELS_LAST = 1): each sample
+inline constexpr module_text mase_pixel_sweep{
+    .name = "mase_pixel_sweep", .shared_parameters = sweep_geometry_parameters, .parameters = sweep_channel_parameters, .ports = sweep_ports,
+    .description = R"sv(// mase_pixel_sweep: mase_window_sweep over channels-last samples (CHANNELS_LAST = 1): each sample
 // is IN_ROWS rows of IN_COLS pixels of IN_CHANNELS channels, IN_LANES channels per beat. The rows
 // go into one ring of R = (KERNEL_Y-1)*DILATION_Y + 1 + STRIDE_Y row slots, R*IN_COLS*IN_CHANNELS
 // elements whatever IN_ROWS is. Output pixels are visited row-major, and at each the OUT_CHANNELS
@@ -20,47 +23,8 @@ inline constexpr std::string_view mase_pixel_sweep = R"sv(// mase_pixel_sweep: m
 // Rows are numbered across samples (32-bit counters, compared by signed difference): an output row
 // starts once its last row has arrived, and a row is written only into a slot whose old row no
 // output row still to come reads.
-module mase_pixel_sweep #(
-  parameter int ELEMENT_WIDTH = 8,
-  parameter int RESULT_WIDTH = 8,
-  parameter int IN_COLS = 8,
-  parameter int IN_ROWS = 8,
-  parameter int IN_CHANNELS = 1,
-  parameter int IN_LANES = 1,
-  parameter int OUT_COLS = 8,
-  parameter int OUT_ROWS = 8,
-  parameter int OUT_CHANNELS = 1,
-  parameter int OUT_LANES = 1,
-  parameter int KERNEL_X = 3,
-  parameter int KERNEL_Y = 3,
-  parameter int STRIDE_X = 1,
-  parameter int STRIDE_Y = 1,
-  parameter int PADDING_X = 1,
-  parameter int PADDING_Y = 1,
-  parameter int DILATION_X = 1,
-  parameter int DILATION_Y = 1,
-  parameter int GROUPS = 1,
-  // what a tap outside the map reads: 0, or (1) the most negative code, which never wins a max
-  parameter int PAD_MIN_CODE = 0
-) (
-  input  logic clk,
-  input  logic rst,
-  input  logic [IN_LANES*ELEMENT_WIDTH-1:0] data_in_0,
-  input  logic data_in_0_valid,
-  output logic data_in_0_ready,
-  output logic issue,
-  output logic [(OUT_CHANNELS > 1 ? $clog2(OUT_CHANNELS) : 1)-1:0] out_channel,
-  output logic [(OUT_CHANNELS * (IN_CHANNELS / GROUPS) * KERNEL_Y * KERNEL_X > 1 ?
-                 $clog2(OUT_CHANNELS * (IN_CHANNELS / GROUPS) * KERNEL_Y * KERNEL_X) : 1)-1:0] kernel_addr,
-  output logic fold,
-  output logic fold_first,
-  output logic [OUT_LANES*ELEMENT_WIDTH-1:0] tap_data,
-  input  logic [OUT_LANES*RESULT_WIDTH-1:0] result,
-  output logic [OUT_LANES*RESULT_WIDTH-1:0] data_out_0,
-  output logic data_out_0_valid,
-  input  logic data_out_0_ready
-);
-  localparam int XW = ELEMENT_WIDTH;
+)sv",
+    .body = R"sv(  localparam int XW = ELEMENT_WIDTH;
   localparam int W = IN_COLS;
   localparam int H = IN_ROWS;
   localparam int C = IN_CHANNELS;
@@ -315,5 +279,5 @@ module mase_pixel_sweep #(
   end
 
 endmodule
-)sv";
+)sv"};
 }  // namespace mase::verilog::rtl

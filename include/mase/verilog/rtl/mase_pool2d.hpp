@@ -2,55 +2,34 @@
 // mase_pool2d: streaming 2-D max / average pooling with the same buffered window sweep as
 // mase_conv2d; padding never wins a max and counts as zero in an average, whose exact window sum
 // mase_reciprocal_divide divides by the pool's one divisor (eval/mean_rule.hpp).
-#include <string_view>
+#include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_pool2d = R"sv(// mase_pool2d: 2-D max (MODE 0) or average (MODE 1: every window's sum divided by the same
+inline constexpr module_parameter mase_pool2d_parameters[] = {
+    {"MODE", "0"}, {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PRECISION_1", "4"},
+    {"DATA_IN_0_TENSOR_SIZE_DIM_0", "8"}, {"DATA_IN_0_TENSOR_SIZE_DIM_1", "8"}, {"DATA_IN_0_TENSOR_SIZE_DIM_2", "1"},
+    {"DATA_IN_0_PARALLELISM_DIM_0", "1"}, {"DATA_OUT_0_PRECISION_0", "8"}, {"DATA_OUT_0_PRECISION_1", "4"},
+    {"DATA_OUT_0_TENSOR_SIZE_DIM_0", "4"}, {"DATA_OUT_0_TENSOR_SIZE_DIM_1", "4"},
+    {"DATA_OUT_0_TENSOR_SIZE_DIM_2", "1"}, {"DATA_OUT_0_PARALLELISM_DIM_0", "1"}, {"KERNEL_X", "2"},
+    {"KERNEL_Y", "2"}, {"STRIDE_X", "2"}, {"STRIDE_Y", "2"}, {"PADDING_X", "0"}, {"PADDING_Y", "0"},
+    {"DILATION_X", "1"}, {"DILATION_Y", "1"}, {"OUT_SYMMETRIC", "0"},
+    {"CHANNELS_LAST", "0", "int", "the streams are H x W x C (mase_pixel_sweep)"},
+    {"NUMERATOR_SHIFT", "0", "int", "MODE 1: the mean rule's division (mase_reciprocal_divide) of sums of KERNEL_X*KERNEL_Y codes"},
+    {"NUMERATOR_WIDTH", "10"}, {"MULTIPLIER_WIDTH", "1"}, {"SHIFT", "0"}, {"OFFSET", "64'd0", "logic [63:0]"},
+    {"OFFSET_QUOTIENT", "64'd0", "logic [63:0]"}, {"MULTIPLIER", "64'd1", "logic [63:0]"},
+};
+inline constexpr module_port mase_pool2d_ports[] = {
+    {in, "clk"}, {in, "rst"},
+    {in, "data_in_0", "DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0", stream},
+    {out, "data_out_0", "DATA_OUT_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0", stream},
+};
+inline constexpr module_text mase_pool2d{
+    .name = "mase_pool2d", .parameters = mase_pool2d_parameters, .ports = mase_pool2d_ports,
+    .description = R"sv(// mase_pool2d: 2-D max (MODE 0) or average (MODE 1: every window's sum divided by the same
 // constant, the mean rule's reciprocal multiply) pooling over a stream of C x H x W samples (H x W x C where CHANNELS_LAST). mase_window_sweep buffers each sample and visits the
 // windows (one group per channel); here each of the PO output lanes folds one window element per cycle.
-module mase_pool2d #(
-  parameter int MODE = 0,
-  parameter int DATA_IN_0_PRECISION_0 = 8,
-  parameter int DATA_IN_0_PRECISION_1 = 4,
-  parameter int DATA_IN_0_TENSOR_SIZE_DIM_0 = 8,
-  parameter int DATA_IN_0_TENSOR_SIZE_DIM_1 = 8,
-  parameter int DATA_IN_0_TENSOR_SIZE_DIM_2 = 1,
-  parameter int DATA_IN_0_PARALLELISM_DIM_0 = 1,
-  parameter int DATA_OUT_0_PRECISION_0 = 8,
-  parameter int DATA_OUT_0_PRECISION_1 = 4,
-  parameter int DATA_OUT_0_TENSOR_SIZE_DIM_0 = 4,
-  parameter int DATA_OUT_0_TENSOR_SIZE_DIM_1 = 4,
-  parameter int DATA_OUT_0_TENSOR_SIZE_DIM_2 = 1,
-  parameter int DATA_OUT_0_PARALLELISM_DIM_0 = 1,
-  parameter int KERNEL_X = 2,
-  parameter int KERNEL_Y = 2,
-  parameter int STRIDE_X = 2,
-  parameter int STRIDE_Y = 2,
-  parameter int PADDING_X = 0,
-  parameter int PADDING_Y = 0,
-  parameter int DILATION_X = 1,
-  parameter int DILATION_Y = 1,
-  parameter int OUT_SYMMETRIC = 0,
-  parameter int CHANNELS_LAST = 0,  // the streams are H x W x C (mase_pixel_sweep)
-  // MODE 1: the mean rule's division (mase_reciprocal_divide) of sums of KERNEL_X*KERNEL_Y codes
-  parameter int NUMERATOR_SHIFT = 0,
-  parameter int NUMERATOR_WIDTH = 10,
-  parameter int MULTIPLIER_WIDTH = 1,
-  parameter int SHIFT = 0,
-  parameter logic [63:0] OFFSET = 64'd0,
-  parameter logic [63:0] OFFSET_QUOTIENT = 64'd0,
-  parameter logic [63:0] MULTIPLIER = 64'd1
-) (
-  input  logic clk,
-  input  logic rst,
-  input  logic [DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0-1:0] data_in_0,
-  input  logic data_in_0_valid,
-  output logic data_in_0_ready,
-  output logic [DATA_OUT_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0-1:0] data_out_0,
-  output logic data_out_0_valid,
-  input  logic data_out_0_ready
-);
-  localparam int XW = DATA_IN_0_PRECISION_0;
+)sv",
+    .body = R"sv(  localparam int XW = DATA_IN_0_PRECISION_0;
   localparam int OW = DATA_OUT_0_PRECISION_0;
   localparam int PO = DATA_OUT_0_PARALLELISM_DIM_0;
   localparam int AREA_LOG2 = KERNEL_X * KERNEL_Y > 1 ? $clog2(KERNEL_X * KERNEL_Y) : 0;
@@ -124,5 +103,5 @@ module mase_pool2d #(
     );
   end
 endmodule
-)sv";
+)sv"};
 }  // namespace mase::verilog::rtl

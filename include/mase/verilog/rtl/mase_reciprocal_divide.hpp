@@ -2,31 +2,27 @@
 // mase_reciprocal_divide: the division of eval/mean_rule.hpp, per lane and combinational: an exact
 // sum divided by a constant with one multiply and one shift, floored, then saturated. mase_mean and
 // mase_pool2d's average end in it.
-#include <string_view>
+#include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_reciprocal_divide = R"sv(// y = saturate(floor(S * 2^NUMERATOR_SHIFT / D)) for each lane's exact sum S, as
+inline constexpr module_parameter mase_reciprocal_divide_parameters[] = {
+    {"SUM_WIDTH", "10"}, {"NUMERATOR_SHIFT", "0"}, {"NUMERATOR_WIDTH", "10"}, {"MULTIPLIER_WIDTH", "1"},
+    {"SHIFT", "0"}, {"OFFSET", "64'd0", "logic [63:0]"}, {"OFFSET_QUOTIENT", "64'd0", "logic [63:0]"},
+    {"MULTIPLIER", "64'd1", "logic [63:0]"}, {"OUT_WIDTH", "8"}, {"OUT_FRAC", "4"}, {"OUT_SYMMETRIC", "0"},
+    {"LANES", "1"},
+};
+inline constexpr module_port mase_reciprocal_divide_ports[] = {
+    {in, "data_in", "LANES*SUM_WIDTH"},
+    {out, "data_out", "LANES*OUT_WIDTH"},
+};
+inline constexpr module_text mase_reciprocal_divide{
+    .name = "mase_reciprocal_divide", .parameters = mase_reciprocal_divide_parameters, .ports = mase_reciprocal_divide_ports,
+    .description = R"sv(// y = saturate(floor(S * 2^NUMERATOR_SHIFT / D)) for each lane's exact sum S, as
 // eval/mean_rule.hpp defines it, computed as ((S << NUMERATOR_SHIFT) + OFFSET) * MULTIPLIER >> SHIFT,
 // less OFFSET_QUOTIENT: OFFSET makes the numerator non-negative, and the rule chose MULTIPLIER and
 // SHIFT so that the product's floor is the exact quotient for every numerator of SUM_WIDTH-bit sums.
-module mase_reciprocal_divide #(
-    parameter int SUM_WIDTH = 10,
-    parameter int NUMERATOR_SHIFT = 0,
-    parameter int NUMERATOR_WIDTH = 10,
-    parameter int MULTIPLIER_WIDTH = 1,
-    parameter int SHIFT = 0,
-    parameter logic [63:0] OFFSET = 64'd0,
-    parameter logic [63:0] OFFSET_QUOTIENT = 64'd0,
-    parameter logic [63:0] MULTIPLIER = 64'd1,
-    parameter int OUT_WIDTH = 8,
-    parameter int OUT_FRAC = 4,
-    parameter int OUT_SYMMETRIC = 0,
-    parameter int LANES = 1
-) (
-    input  logic [LANES*SUM_WIDTH-1:0] data_in,
-    output logic [LANES*OUT_WIDTH-1:0] data_out
-);
-  // The shifted numerator and the 64-bit offsets, with a sign bit above both.
+)sv",
+    .body = R"sv(  // The shifted numerator and the 64-bit offsets, with a sign bit above both.
   localparam int NW = SUM_WIDTH + NUMERATOR_SHIFT;
   localparam int WIDE = (NW > 64 ? NW : 64) + 1;
   localparam int PRODUCT_WIDTH = NUMERATOR_WIDTH + MULTIPLIER_WIDTH;
@@ -56,5 +52,5 @@ module mase_reciprocal_divide #(
       .data_out(data_out)
   );
 endmodule
-)sv";
+)sv"};
 }  // namespace mase::verilog::rtl

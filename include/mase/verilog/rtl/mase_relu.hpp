@@ -1,27 +1,23 @@
 #pragma once
 // mase_relu: element-wise max(x, 0) then the cast to the output format; combinational,
 // valid/ready pass through.
-#include <string_view>
+#include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_relu = R"sv(// Element-wise ReLU followed by the floor-and-saturate cast to the output format.
+inline constexpr module_parameter mase_relu_parameters[] = {
+    {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PRECISION_1", "4"}, {"DATA_OUT_0_PRECISION_0", "8"},
+    {"DATA_OUT_0_PRECISION_1", "4"}, {"DATA_IN_0_PARALLELISM_DIM_0", "1"}, {"OUT_SYMMETRIC", "0"},
+};
+inline constexpr module_port mase_relu_ports[] = {
+    {in, "data_in_0", "DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0", stream},
+    {out, "data_out_0", "DATA_IN_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0", stream},
+};
+inline constexpr module_text mase_relu{
+    .name = "mase_relu", .parameters = mase_relu_parameters, .ports = mase_relu_ports,
+    .description = R"sv(// Element-wise ReLU followed by the floor-and-saturate cast to the output format.
 // Purely combinational: valid and ready pass straight through.
-module mase_relu #(
-    parameter int DATA_IN_0_PRECISION_0 = 8,
-    parameter int DATA_IN_0_PRECISION_1 = 4,
-    parameter int DATA_OUT_0_PRECISION_0 = 8,
-    parameter int DATA_OUT_0_PRECISION_1 = 4,
-    parameter int DATA_IN_0_PARALLELISM_DIM_0 = 1,
-    parameter int OUT_SYMMETRIC = 0
-) (
-    input  logic [DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0-1:0]  data_in_0,
-    input  logic                                                          data_in_0_valid,
-    output logic                                                          data_in_0_ready,
-    output logic [DATA_IN_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0-1:0] data_out_0,
-    output logic                                                          data_out_0_valid,
-    input  logic                                                          data_out_0_ready
-);
-  localparam int LANES = DATA_IN_0_PARALLELISM_DIM_0;
+)sv",
+    .body = R"sv(  localparam int LANES = DATA_IN_0_PARALLELISM_DIM_0;
   localparam int IN_W = DATA_IN_0_PRECISION_0;
 
   logic [LANES*IN_W-1:0] rectified;
@@ -45,5 +41,5 @@ module mase_relu #(
   assign data_out_0_valid = data_in_0_valid;
   assign data_in_0_ready = data_out_0_ready;
 endmodule
-)sv";
+)sv"};
 }  // namespace mase::verilog::rtl

@@ -1,9 +1,21 @@
 #pragma once
 // mase_ring_rows: the row bookkeeping of a row ring, shared by mase_line_sweep and mase_pixel_sweep.
-#include <string_view>
+#include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_ring_rows = R"sv(// mase_ring_rows: the bookkeeping of a ring of SLOTS rows of ROW_WORDS words that a window sweep
+inline constexpr module_parameter mase_ring_rows_parameters[] = {
+    {"ROW_WORDS", "8"}, {"SLOTS", "4"}, {"MAP_ROWS", "8"}, {"SPAN", "3"},
+};
+inline constexpr module_port mase_ring_rows_ports[] = {
+    {in, "clk"}, {in, "rst"},
+    {in, "in_valid"},
+    {out, "in_ready"}, {out, "in_fire"}, {out, "wr_addr", "(SLOTS * ROW_WORDS > 1 ? $clog2(SLOTS * ROW_WORDS) : 1)"},
+    {in, "map_row", "32"}, {in, "top_row", "32", false, true},
+    {out, "rows_ready", {}, false, false, "the current output row's rows are all in the ring"},
+};
+inline constexpr module_text mase_ring_rows{
+    .name = "mase_ring_rows", .parameters = mase_ring_rows_parameters, .ports = mase_ring_rows_ports,
+    .description = R"sv(// mase_ring_rows: the bookkeeping of a ring of SLOTS rows of ROW_WORDS words that a window sweep
 // reads maps of MAP_ROWS rows from: where the next input word goes, whether it may go there, and
 // whether the current output row's rows have arrived. Rows are numbered from reset across maps
 // (32-bit counters, compared by signed difference); map_row is the current map's row 0, and the
@@ -11,23 +23,8 @@ inline constexpr std::string_view mase_ring_rows = R"sv(// mase_ring_rows: the b
 // word being written belongs to row rows_in, in slot rows_in mod SLOTS, which holds row
 // rows_in - SLOTS until then; so a word is taken only while that old row is before the first row
 // the current output row (or a later one) reads.
-module mase_ring_rows #(
-  parameter int ROW_WORDS = 8,
-  parameter int SLOTS = 4,
-  parameter int MAP_ROWS = 8,
-  parameter int SPAN = 3
-) (
-  input  logic clk,
-  input  logic rst,
-  input  logic in_valid,
-  output logic in_ready,
-  output logic in_fire,
-  output logic [(SLOTS * ROW_WORDS > 1 ? $clog2(SLOTS * ROW_WORDS) : 1)-1:0] wr_addr,
-  input  logic [31:0] map_row,
-  input  logic signed [31:0] top_row,
-  output logic rows_ready  // the current output row's rows are all in the ring
-);
-  localparam int NW = SLOTS * ROW_WORDS;
+)sv",
+    .body = R"sv(  localparam int NW = SLOTS * ROW_WORDS;
   localparam int MA = NW > 1 ? $clog2(NW) : 1;
   localparam int RWW = ROW_WORDS > 1 ? $clog2(ROW_WORDS) : 1;
   localparam logic signed [31:0] LIMIT = 32'(MAP_ROWS);
@@ -57,5 +54,5 @@ module mase_ring_rows #(
     end
   end
 endmodule
-)sv";
+)sv"};
 }  // namespace mase::verilog::rtl

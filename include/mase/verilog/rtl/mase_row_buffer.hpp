@@ -1,28 +1,28 @@
 #pragma once
 // mase_row_buffer: two-bank (ping-pong) buffer for a stream's rows, so the next row loads
 // while the reader works through this one (mase_linear's input, mase_matmul's A).
-#include <string_view>
+#include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_row_buffer = R"sv(// Two-bank (ping-pong) buffer for the rows of a stream: one bank fills beat by beat while the
+inline constexpr module_parameter mase_row_buffer_parameters[] = {
+    {"WIDTH", "16"}, {"CHUNKS", "2"},
+};
+inline constexpr module_port mase_row_buffer_ports[] = {
+    {in, "clk"}, {in, "rst"},
+    {in, "in_data", "WIDTH"}, {in, "in_valid"},
+    {out, "in_ready"},
+    {out, "row_valid", {}, false, false, "the read bank holds a row"},
+    {in, "read_en"}, {in, "read_chunk", "(CHUNKS > 1 ? $clog2(CHUNKS) : 1)"},
+    {in, "read_last", {}, false, false, "this read frees the bank"},
+    {out, "read_data", "WIDTH", false, false, "registered: next cycle"},
+};
+inline constexpr module_text mase_row_buffer{
+    .name = "mase_row_buffer", .parameters = mase_row_buffer_parameters, .ports = mase_row_buffer_ports,
+    .description = R"sv(// Two-bank (ping-pong) buffer for the rows of a stream: one bank fills beat by beat while the
 // reader works through the other, so the next row loads while this one computes. A bank is
 // handed to the reader when its row is complete and freed by the reader's last read.
-module mase_row_buffer #(
-    parameter int WIDTH = 16,
-    parameter int CHUNKS = 2
-) (
-    input  logic                                        clk,
-    input  logic                                        rst,
-    input  logic [WIDTH-1:0]                            in_data,
-    input  logic                                        in_valid,
-    output logic                                        in_ready,
-    output logic                                        row_valid,   // the read bank holds a row
-    input  logic                                        read_en,
-    input  logic [(CHUNKS > 1 ? $clog2(CHUNKS) : 1)-1:0] read_chunk,
-    input  logic                                        read_last,   // this read frees the bank
-    output logic [WIDTH-1:0]                            read_data    // registered: next cycle
-);
-  localparam int KW = CHUNKS > 1 ? $clog2(CHUNKS) : 1;
+)sv",
+    .body = R"sv(  localparam int KW = CHUNKS > 1 ? $clog2(CHUNKS) : 1;
   localparam logic [KW-1:0] LAST_CHUNK = KW'(CHUNKS - 1);
 
   logic [WIDTH-1:0] banks[0:(2<<KW)-1];  // address {bank, chunk}
@@ -67,5 +67,5 @@ module mase_row_buffer #(
     end
   end
 endmodule
-)sv";
+)sv"};
 }  // namespace mase::verilog::rtl

@@ -2,10 +2,13 @@
 // mase_sample_sweep: the window sweep over whole buffered samples (two-bank sample buffer,
 // window/tap counters, per-lane reads, output register), for convolutions whose output channels
 // read several input channels; mase_window_sweep picks it or mase_line_sweep.
-#include <string_view>
+#include <mase/verilog/module_interface.hpp>
+#include <mase/verilog/rtl/mase_sweep_stage.hpp>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_sample_sweep = R"sv(// mase_sample_sweep: the window sweep over whole buffered samples (see mase_window_sweep).
+inline constexpr module_text mase_sample_sweep{
+    .name = "mase_sample_sweep", .shared_parameters = sweep_geometry_parameters, .parameters = sweep_channel_parameters, .ports = sweep_ports,
+    .description = R"sv(// mase_sample_sweep: the window sweep over whole buffered samples (see mase_window_sweep).
 // A whole sample (IN_CHANNELS x IN_ROWS x IN_COLS, row-major, IN_LANES elements per beat) is stored in
 // two banks, so the next sample loads while this one is swept. The OUT_CHANNELS x OUT_ROWS x OUT_COLS
 // windows are visited row-major, OUT_LANES consecutive output columns per beat, one kernel tap
@@ -15,51 +18,8 @@ inline constexpr std::string_view mase_sample_sweep = R"sv(// mase_sample_sweep:
 // parent combines each lane's tap_data into its running value and hands back the cast results of a
 // window, which the output register takes after the window's last tap. That register is the only
 // place the pipeline stalls.
-module mase_sample_sweep #(
-  parameter int ELEMENT_WIDTH = 8,
-  parameter int RESULT_WIDTH = 8,
-  parameter int IN_COLS = 8,
-  parameter int IN_ROWS = 8,
-  parameter int IN_CHANNELS = 1,
-  parameter int IN_LANES = 1,
-  parameter int OUT_COLS = 8,
-  parameter int OUT_ROWS = 8,
-  parameter int OUT_CHANNELS = 1,
-  parameter int OUT_LANES = 1,
-  parameter int KERNEL_X = 3,
-  parameter int KERNEL_Y = 3,
-  parameter int STRIDE_X = 1,
-  parameter int STRIDE_Y = 1,
-  parameter int PADDING_X = 1,
-  parameter int PADDING_Y = 1,
-  parameter int DILATION_X = 1,
-  parameter int DILATION_Y = 1,
-  parameter int GROUPS = 1,
-  // what a tap outside the map reads: 0, or (1) the most negative code, which never wins a max
-  parameter int PAD_MIN_CODE = 0
-) (
-  input  logic clk,
-  input  logic rst,
-  input  logic [IN_LANES*ELEMENT_WIDTH-1:0] data_in_0,
-  input  logic data_in_0_valid,
-  output logic data_in_0_ready,
-  // issue stage: a tap is issued this cycle, for output channel out_channel; kernel_addr is the
-  // tap's place in PyTorch's weight layout, out_channel*T + (ci*KERNEL_Y + ky)*KERNEL_X + kx
-  output logic issue,
-  output logic [(OUT_CHANNELS > 1 ? $clog2(OUT_CHANNELS) : 1)-1:0] out_channel,
-  output logic [(OUT_CHANNELS * (IN_CHANNELS / GROUPS) * KERNEL_Y * KERNEL_X > 1 ?
-                 $clog2(OUT_CHANNELS * (IN_CHANNELS / GROUPS) * KERNEL_Y * KERNEL_X) : 1)-1:0] kernel_addr,
-  // fold stage: fold this cycle's tap_data (lane l: the element under lane l's tap) into the lanes'
-  // running values, restarting them where fold_first; result is the lanes' cast values including it
-  output logic fold,
-  output logic fold_first,
-  output logic [OUT_LANES*ELEMENT_WIDTH-1:0] tap_data,
-  input  logic [OUT_LANES*RESULT_WIDTH-1:0] result,
-  output logic [OUT_LANES*RESULT_WIDTH-1:0] data_out_0,
-  output logic data_out_0_valid,
-  input  logic data_out_0_ready
-);
-  localparam int XW = ELEMENT_WIDTH;
+)sv",
+    .body = R"sv(  localparam int XW = ELEMENT_WIDTH;
   localparam int W = IN_COLS;
   localparam int H = IN_ROWS;
   localparam int C = IN_CHANNELS;
@@ -342,5 +302,5 @@ module mase_sample_sweep #(
   end
 
 endmodule
-)sv";
+)sv"};
 }  // namespace mase::verilog::rtl

@@ -2,35 +2,28 @@
 // mase_slice: a slice whose kept elements are whole beats of the stream (step 1, bounds on beat
 // boundaries): the kept beats pass through one output register as they arrive and the others are
 // dropped, so nothing is buffered (mase_permute gathers any other slice).
-#include <string_view>
+#include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_slice = R"sv(// Of every PERIOD_BEATS beats of the input (one index of the sliced dimension's outer
+inline constexpr module_parameter mase_slice_parameters[] = {
+    {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PRECISION_1", "4"}, {"DATA_IN_0_PARALLELISM_DIM_0", "1"},
+    {"DATA_OUT_0_PRECISION_0", "8"}, {"DATA_OUT_0_PRECISION_1", "4"}, {"DATA_OUT_0_PARALLELISM_DIM_0", "1"},
+    {"PERIOD_BEATS", "2"}, {"FIRST_BEAT", "0"}, {"KEPT_BEATS", "1"},
+};
+inline constexpr module_port mase_slice_ports[] = {
+    {in, "clk"}, {in, "rst"},
+    {in, "data_in_0", "DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0", stream},
+    {out, "data_out_0", "DATA_OUT_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0", stream},
+};
+inline constexpr module_text mase_slice{
+    .name = "mase_slice", .parameters = mase_slice_parameters, .ports = mase_slice_ports,
+    .description = R"sv(// Of every PERIOD_BEATS beats of the input (one index of the sliced dimension's outer
 // dimensions: the sliced dimension times everything after it), beats FIRST_BEAT ..
 // FIRST_BEAT + KEPT_BEATS - 1 pass through the output register; the others are taken and
 // dropped. Lanes and format are the input's. The output register refills in the cycle it drains.
 /* verilator lint_off UNUSEDPARAM */
-module mase_slice #(
-    parameter int DATA_IN_0_PRECISION_0 = 8,
-    parameter int DATA_IN_0_PRECISION_1 = 4,
-    parameter int DATA_IN_0_PARALLELISM_DIM_0 = 1,
-    parameter int DATA_OUT_0_PRECISION_0 = 8,
-    parameter int DATA_OUT_0_PRECISION_1 = 4,
-    parameter int DATA_OUT_0_PARALLELISM_DIM_0 = 1,
-    parameter int PERIOD_BEATS = 2,
-    parameter int FIRST_BEAT = 0,
-    parameter int KEPT_BEATS = 1
-) (
-    input  logic clk,
-    input  logic rst,
-    input  logic [DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0-1:0] data_in_0,
-    input  logic data_in_0_valid,
-    output logic data_in_0_ready,
-    output logic [DATA_OUT_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0-1:0] data_out_0,
-    output logic data_out_0_valid,
-    input  logic data_out_0_ready
-);
-  localparam int BEAT_W = PERIOD_BEATS > 1 ? $clog2(PERIOD_BEATS) : 1;
+)sv",
+    .body = R"sv(  localparam int BEAT_W = PERIOD_BEATS > 1 ? $clog2(PERIOD_BEATS) : 1;
   localparam logic [BEAT_W-1:0] LAST_BEAT = BEAT_W'(PERIOD_BEATS - 1);
   // beat − FIRST_BEAT in one more bit: below KEPT_BEATS exactly for the kept beats (a beat
   // before them wraps to at least 2^COUNT_W − PERIOD_BEATS ≥ PERIOD_BEATS).
@@ -65,5 +58,5 @@ module mase_slice #(
   end
 endmodule
 /* verilator lint_on UNUSEDPARAM */
-)sv";
+)sv"};
 }  // namespace mase::verilog::rtl

@@ -2,34 +2,28 @@
 // mase_softmax: softmax over rows of a stream, the integer rule of eval/fixed_functions.hpp
 // (softmax_rule) step for step: the row's maximum, an exp table indexed by the distance from it,
 // the exact sum, and a floor division per element.
-#include <string_view>
+#include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_softmax = R"sv(// Softmax over rows of ROW_LENGTH codes, LANES per beat (eval/fixed_functions.hpp, softmax_rule):
+inline constexpr module_parameter mase_softmax_parameters[] = {
+    {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PARALLELISM_DIM_0", "1"}, {"DATA_OUT_0_PRECISION_0", "8"},
+    {"DATA_OUT_0_PRECISION_1", "7"}, {"ROW_LENGTH", "4"}, {"EXP_FRAC", "10"}, {"EXP_TABLE_SIZE", "16"},
+    {"EXP_MEMFILE", "\"\"", ""},
+};
+inline constexpr module_port mase_softmax_ports[] = {
+    {in, "clk"}, {in, "rst"},
+    {in, "data_in_0", "DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0", stream},
+    {out, "data_out_0", "DATA_IN_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0", stream},
+};
+inline constexpr module_text mase_softmax{
+    .name = "mase_softmax", .parameters = mase_softmax_parameters, .ports = mase_softmax_ports,
+    .description = R"sv(// Softmax over rows of ROW_LENGTH codes, LANES per beat (eval/fixed_functions.hpp, softmax_rule):
 //   m = max x;  e_i = E(m - x_i) (EXP_MEMFILE: E(k) for k < EXP_TABLE_SIZE, 0 beyond);
 //   s = sum e_i (exact);  y_i = min(floor(e_i * 2^OUT_FRAC / s), largest output code).
 // A row takes three passes over its beats: load (the maximum on the fly), exponentiate (the
 // sum on the fly) and emit (LANES dividers); the row is held in two small memories.
-module mase_softmax #(
-    parameter int DATA_IN_0_PRECISION_0 = 8,
-    parameter int DATA_IN_0_PARALLELISM_DIM_0 = 1,
-    parameter int DATA_OUT_0_PRECISION_0 = 8,
-    parameter int DATA_OUT_0_PRECISION_1 = 7,
-    parameter int ROW_LENGTH = 4,
-    parameter int EXP_FRAC = 10,
-    parameter int EXP_TABLE_SIZE = 16,
-    parameter EXP_MEMFILE = ""
-) (
-    input  logic                                                          clk,
-    input  logic                                                          rst,
-    input  logic [DATA_IN_0_PARALLELISM_DIM_0*DATA_IN_0_PRECISION_0-1:0]  data_in_0,
-    input  logic                                                          data_in_0_valid,
-    output logic                                                          data_in_0_ready,
-    output logic [DATA_IN_0_PARALLELISM_DIM_0*DATA_OUT_0_PRECISION_0-1:0] data_out_0,
-    output logic                                                          data_out_0_valid,
-    input  logic                                                          data_out_0_ready
-);
-  localparam int LANES = DATA_IN_0_PARALLELISM_DIM_0;
+)sv",
+    .body = R"sv(  localparam int LANES = DATA_IN_0_PARALLELISM_DIM_0;
   localparam int IN_W = DATA_IN_0_PRECISION_0;
   localparam int OUT_W = DATA_OUT_0_PRECISION_0;
   localparam int OUT_FRAC = DATA_OUT_0_PRECISION_1;
@@ -130,5 +124,5 @@ module mase_softmax #(
     end
   end
 endmodule
-)sv";
+)sv"};
 }  // namespace mase::verilog::rtl

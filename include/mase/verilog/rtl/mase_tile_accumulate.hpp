@@ -1,45 +1,33 @@
 #pragma once
 // mase_tile_accumulate: the tile engine of mase_linear and mase_matmul; issues one tile per
 // cycle, accumulates it exactly from the bias, and casts each finished group once.
-#include <string_view>
+#include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_tile_accumulate = R"sv(// The tile engine shared by mase_linear and mase_matmul: issues one OUT_LANES x X_LANES tile per
+inline constexpr module_parameter mase_tile_accumulate_parameters[] = {
+    {"X_WIDTH", "8"}, {"W_WIDTH", "8"}, {"PRODUCT_FRAC", "8"}, {"X_LANES", "2"}, {"OUT_LANES", "2"}, {"CHUNKS", "2"},
+    {"GROUPS", "2"}, {"ACC_WIDTH", "20"}, {"HAS_BIAS", "0"}, {"BIAS_MEMFILE", "\"\"", ""}, {"OUT_WIDTH", "8"},
+    {"OUT_FRAC", "4"}, {"OUT_SYMMETRIC", "0"},
+};
+inline constexpr module_port mase_tile_accumulate_ports[] = {
+    {in, "clk"}, {in, "rst"},
+    {in, "operands_ready"},
+    {out, "issue"}, {out, "issue_chunk", "(CHUNKS > 1 ? $clog2(CHUNKS) : 1)"},
+    {out, "issue_tile", "(CHUNKS*GROUPS > 1 ? $clog2(CHUNKS*GROUPS) : 1)"}, {out, "row_issued"},
+    {in, "x", "X_LANES*X_WIDTH", false, false, "Operands of the tile issued last, from synchronous reads at the issue:\nchunk issue_chunk"},
+    {in, "w", "OUT_LANES*X_LANES*W_WIDTH", false, false, "lane r*X_LANES + c"},
+    {out, "data_out", "OUT_LANES*OUT_WIDTH", stream},
+};
+inline constexpr module_text mase_tile_accumulate{
+    .name = "mase_tile_accumulate", .parameters = mase_tile_accumulate_parameters, .ports = mase_tile_accumulate_ports,
+    .description = R"sv(// The tile engine shared by mase_linear and mase_matmul: issues one OUT_LANES x X_LANES tile per
 // cycle (chunk k innermost, then group g) while the caller's operands are ready; the caller reads
 // the x chunk and the w tile at the issue (synchronous reads), and one cycle later each output
 // lane adds its X_LANES exact products to its accumulator (a group's first tile starts from its
 // aligned bias, or zero). A finished group is cast once and leaves through an output register;
 // the only stall is a finished group meeting a full output register.
-module mase_tile_accumulate #(
-    parameter int X_WIDTH = 8,
-    parameter int W_WIDTH = 8,
-    parameter int PRODUCT_FRAC = 8,
-    parameter int X_LANES = 2,
-    parameter int OUT_LANES = 2,
-    parameter int CHUNKS = 2,
-    parameter int GROUPS = 2,
-    parameter int ACC_WIDTH = 20,
-    parameter int HAS_BIAS = 0,
-    parameter BIAS_MEMFILE = "",
-    parameter int OUT_WIDTH = 8,
-    parameter int OUT_FRAC = 4,
-    parameter int OUT_SYMMETRIC = 0
-) (
-    input  logic                                                     clk,
-    input  logic                                                     rst,
-    input  logic                                                     operands_ready,
-    output logic                                                     issue,
-    output logic [(CHUNKS > 1 ? $clog2(CHUNKS) : 1)-1:0]              issue_chunk,
-    output logic [(CHUNKS*GROUPS > 1 ? $clog2(CHUNKS*GROUPS) : 1)-1:0] issue_tile,
-    output logic                                                     row_issued,
-    // Operands of the tile issued last, from synchronous reads at the issue:
-    input  logic [X_LANES*X_WIDTH-1:0]                               x,  // chunk issue_chunk
-    input  logic [OUT_LANES*X_LANES*W_WIDTH-1:0]                     w,  // lane r*X_LANES + c
-    output logic [OUT_LANES*OUT_WIDTH-1:0]                           data_out,
-    output logic                                                     data_out_valid,
-    input  logic                                                     data_out_ready
-);
-  localparam int AW = ACC_WIDTH;
+)sv",
+    .body = R"sv(  localparam int AW = ACC_WIDTH;
   localparam int KW = CHUNKS > 1 ? $clog2(CHUNKS) : 1;
   localparam int GW = GROUPS > 1 ? $clog2(GROUPS) : 1;
   localparam logic [KW-1:0] LAST_CHUNK = KW'(CHUNKS - 1);
@@ -151,5 +139,5 @@ module mase_tile_accumulate #(
     if (group_done && !stall) data_out <= group_result;
   end
 endmodule
-)sv";
+)sv"};
 }  // namespace mase::verilog::rtl

@@ -5,10 +5,14 @@
 // of one channel) where each output channel reads only its own input channel, and
 // mase_sample_sweep (two whole samples) otherwise; verilog/cost.hpp's line_buffered(node) states
 // the same rule.
-#include <string_view>
+#include <mase/verilog/module_interface.hpp>
+#include <mase/verilog/rtl/mase_sweep_stage.hpp>
 
 namespace mase::verilog::rtl {
-inline constexpr std::string_view mase_window_sweep = R"sv(// mase_window_sweep: the window sweep shared by mase_conv2d and mase_pool2d.
+inline constexpr module_parameter mase_window_sweep_parameters[] = {{"IN_CHANNELS", "1"}, {"GROUPS", "1"}, {"CHANNELS_LAST", "0"}};
+inline constexpr module_text mase_window_sweep{
+    .name = "mase_window_sweep", .shared_parameters = sweep_geometry_parameters, .parameters = mase_window_sweep_parameters, .ports = sweep_ports,
+    .description = R"sv(// mase_window_sweep: the window sweep shared by mase_conv2d and mase_pool2d.
 // Over a stream of C x H x W samples (row-major, IN_LANES elements per beat), the OUT_CHANNELS x
 // OUT_ROWS x OUT_COLS windows are visited row-major, OUT_LANES consecutive output columns per beat,
 // one kernel tap (ci, ky, kx innermost) per cycle: T = (IN_CHANNELS/GROUPS)*KERNEL_Y*KERNEL_X
@@ -18,52 +22,8 @@ inline constexpr std::string_view mase_window_sweep = R"sv(// mase_window_sweep:
 // mase_line_sweep keep a few rows; otherwise a window needs channels that arrive after its rows
 // and mase_sample_sweep keeps whole samples. CHANNELS_LAST = 1: the stream is H x W x C instead and
 // mase_pixel_sweep keeps k rows of every channel, its lanes over output channels (see there).
-module mase_window_sweep #(
-  parameter int ELEMENT_WIDTH = 8,
-  parameter int RESULT_WIDTH = 8,
-  parameter int IN_COLS = 8,
-  parameter int IN_ROWS = 8,
-  parameter int IN_CHANNELS = 1,
-  parameter int IN_LANES = 1,
-  parameter int OUT_COLS = 8,
-  parameter int OUT_ROWS = 8,
-  parameter int OUT_CHANNELS = 1,
-  parameter int OUT_LANES = 1,
-  parameter int KERNEL_X = 3,
-  parameter int KERNEL_Y = 3,
-  parameter int STRIDE_X = 1,
-  parameter int STRIDE_Y = 1,
-  parameter int PADDING_X = 1,
-  parameter int PADDING_Y = 1,
-  parameter int DILATION_X = 1,
-  parameter int DILATION_Y = 1,
-  parameter int GROUPS = 1,
-  parameter int CHANNELS_LAST = 0,
-  // what a tap outside the map reads: 0, or (1) the most negative code, which never wins a max
-  parameter int PAD_MIN_CODE = 0
-) (
-  input  logic clk,
-  input  logic rst,
-  input  logic [IN_LANES*ELEMENT_WIDTH-1:0] data_in_0,
-  input  logic data_in_0_valid,
-  output logic data_in_0_ready,
-  // issue stage: a tap is issued this cycle, for output channel out_channel; kernel_addr is the
-  // tap's place in PyTorch's weight layout, out_channel*T + (ci*KERNEL_Y + ky)*KERNEL_X + kx
-  output logic issue,
-  output logic [(OUT_CHANNELS > 1 ? $clog2(OUT_CHANNELS) : 1)-1:0] out_channel,
-  output logic [(OUT_CHANNELS * (IN_CHANNELS / GROUPS) * KERNEL_Y * KERNEL_X > 1 ?
-                 $clog2(OUT_CHANNELS * (IN_CHANNELS / GROUPS) * KERNEL_Y * KERNEL_X) : 1)-1:0] kernel_addr,
-  // fold stage: fold this cycle's tap_data (lane l: the element under lane l's tap) into the lanes'
-  // running values, restarting them where fold_first; result is the lanes' cast values including it
-  output logic fold,
-  output logic fold_first,
-  output logic [OUT_LANES*ELEMENT_WIDTH-1:0] tap_data,
-  input  logic [OUT_LANES*RESULT_WIDTH-1:0] result,
-  output logic [OUT_LANES*RESULT_WIDTH-1:0] data_out_0,
-  output logic data_out_0_valid,
-  input  logic data_out_0_ready
-);
-  if (CHANNELS_LAST != 0) begin : g_pixels
+)sv",
+    .body = R"sv(  if (CHANNELS_LAST != 0) begin : g_pixels
     mase_pixel_sweep #(
       .ELEMENT_WIDTH(ELEMENT_WIDTH), .RESULT_WIDTH(RESULT_WIDTH), .IN_COLS(IN_COLS), .IN_ROWS(IN_ROWS),
       .IN_CHANNELS(IN_CHANNELS), .IN_LANES(IN_LANES), .OUT_COLS(OUT_COLS), .OUT_ROWS(OUT_ROWS),
@@ -104,5 +64,5 @@ module mase_window_sweep #(
     );
   end
 endmodule
-)sv";
+)sv"};
 }  // namespace mase::verilog::rtl
