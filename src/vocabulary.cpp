@@ -3,6 +3,7 @@
 // This unit defines what the headers declare (core/compiled.hpp).
 #define MASE_DEFINE_COMPILED
 #include <mase/ir/graph_definitions.hpp>
+#include <mase/ir/metadata_definitions.hpp>
 #include <mase/ir/op_traits.hpp>
 #include <mase/ir/print_definitions.hpp>
 

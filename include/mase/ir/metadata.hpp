@@ -4,6 +4,7 @@
 // MASE's schema (DeepWok/mase at ae4660b1): src/chop/ir/graph/mase_metadata.py, filled by
 // src/chop/passes/graph/analysis/add_metadata/add_common_metadata.py and add_hardware_metadata.py.
 
+#include <mase/core/compiled.hpp>
 #include <mase/core/ordered_map.hpp>
 #include <mase/core/shape.hpp>
 #include <mase/core/tensor.hpp>
@@ -41,53 +42,6 @@ constexpr metadata_field<Struct, T> metadata_field_of(std::string_view name, T S
 template <class Struct>
 concept described_metadata = requires { Struct::fields(); };
 
-namespace detail {
-// Metadata compares bit for bit, as tensors do: a NaN statistic equals itself and -0 differs from
-// +0, so a graph equals its reloaded checkpoint exactly when nothing was lost.
-inline bool same_field(double a, double b) noexcept { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
-inline bool same_field(const tensor& a, const tensor& b) { return a.identical(b); }
-template <class T>
-bool same_field(const T& a, const T& b);
-template <class T>
-bool same_field(const std::optional<T>& a, const std::optional<T>& b);
-template <class T>
-bool same_field(const std::vector<T>& a, const std::vector<T>& b);
-template <class... T>
-bool same_field(const std::variant<T...>& a, const std::variant<T...>& b);
-template <class T>
-bool same_field(const ordered_map<T>& a, const ordered_map<T>& b);
-
-template <class T>
-bool same_field(const T& a, const T& b) {
-  return a == b;  // a described struct's own operator==, or the value's
-}
-template <class T>
-bool same_field(const std::optional<T>& a, const std::optional<T>& b) {
-  return a.has_value() == b.has_value() && (!a || same_field(*a, *b));
-}
-template <class T>
-bool same_field(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](const T& x, const T& y) { return same_field(x, y); });
-}
-template <class... T>
-bool same_field(const std::variant<T...>& a, const std::variant<T...>& b) {
-  return a.index() == b.index() &&
-         std::visit([&](const auto& x) { return same_field(x, std::get<std::decay_t<decltype(x)>>(b)); }, a);
-}
-// Same keys in the same order, values the same.
-template <class T>
-bool same_field(const ordered_map<T>& a, const ordered_map<T>& b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const auto& x, const auto& y) {
-           return x.first == y.first && same_field(x.second, y.second);
-         });
-}
-// Every listed field the same.
-template <described_metadata S>
-bool same_fields(const S& a, const S& b) {
-  return std::apply([&](const auto&... f) { return (same_field(a.*f.member, b.*f.member) && ...); }, S::fields());
-}
-}  // namespace detail
 
 // Whether a field holds something to print or save: a tensor's value is recorded only sometimes,
 // and prints and checkpoints leave an unrecorded one out.
@@ -113,7 +67,6 @@ struct tensor_meta {
     return std::tuple{metadata_field_of("precision", &tensor_meta::precision),
                       metadata_field_of("shape", &tensor_meta::shape), metadata_field_of("value", &tensor_meta::value)};
   }
-  friend bool operator==(const tensor_meta& a, const tensor_meta& b) { return detail::same_fields(a, b); }
 };
 
 // A non-tensor argument (softmax's dim, inplace, …), with its value.
@@ -136,7 +89,6 @@ struct common_meta {
                       metadata_field_of("mase_type", &common_meta::mase_type),
                       metadata_field_of("args", &common_meta::args), metadata_field_of("results", &common_meta::results)};
   }
-  friend bool operator==(const common_meta& a, const common_meta& b) { return detail::same_fields(a, b); }
 };
 
 // A statistic's fields: a number, a list of numbers, or MASE's "NA" (too few samples).
@@ -151,7 +103,6 @@ using statistic = ordered_map<stat_value>;
 struct software_entry {
   ordered_map<statistic> stat;
   static constexpr auto fields() { return std::tuple{metadata_field_of("stat", &software_entry::stat)}; }
-  friend bool operator==(const software_entry& a, const software_entry& b) { return detail::same_fields(a, b); }
 };
 
 struct software_meta {
@@ -160,7 +111,6 @@ struct software_meta {
   static constexpr auto fields() {
     return std::tuple{metadata_field_of("args", &software_meta::args), metadata_field_of("results", &software_meta::results)};
   }
-  friend bool operator==(const software_meta& a, const software_meta& b) { return detail::same_fields(a, b); }
 };
 
 // MASE_HARDWARE_TOOLCHAIN.
@@ -184,7 +134,6 @@ struct interface_entry {
     return std::tuple{metadata_field_of("storage", &interface_entry::storage),
                       metadata_field_of("transpose", &interface_entry::transpose)};
   }
-  friend bool operator==(const interface_entry& a, const interface_entry& b) { return detail::same_fields(a, b); }
 };
 
 // A Verilog parameter value: an integer, a flag, a list (array parameters) or a string.
@@ -214,23 +163,13 @@ struct hardware_meta {
                       metadata_field_of("max_parallelism", &hardware_meta::max_parallelism),
                       metadata_field_of("channels_last", &hardware_meta::channels_last)};
   }
-  friend bool operator==(const hardware_meta& a, const hardware_meta& b) { return detail::same_fields(a, b); }
 };
 
-namespace detail {
-// The members of an aggregate, counted by how many initializers (each of any type) it takes.
-struct any_member {
-  template <class T>
-  operator T() const;  // only named in unevaluated initializers
-};
-template <class T, class... Initializers>
-consteval std::size_t aggregate_members() {
-  if constexpr (requires { T{Initializers{}..., any_member{}}; }) return aggregate_members<T, Initializers..., any_member>();
-  else return sizeof...(Initializers);
-}
-template <described_metadata S>
-inline constexpr bool lists_every_member = std::tuple_size_v<decltype(S::fields())> == aggregate_members<S>();
-}  // namespace detail
+
+
+// MASE's entry names: data_in_<i>, data_out_<i>.
+inline std::string data_in_name(std::size_t i) { return fmt::format("data_in_{}", i); }
+inline std::string data_out_name(std::size_t i) { return fmt::format("data_out_{}", i); }
 
 struct node_metadata {
   common_meta common;
@@ -241,20 +180,7 @@ struct node_metadata {
                       metadata_field_of("software", &node_metadata::software),
                       metadata_field_of("hardware", &node_metadata::hardware)};
   }
-  friend bool operator==(const node_metadata& a, const node_metadata& b) { return detail::same_fields(a, b); }
 };
-
-static_assert(detail::lists_every_member<tensor_meta>, "tensor_meta::fields() must list every member");
-static_assert(detail::lists_every_member<common_meta>, "common_meta::fields() must list every member");
-static_assert(detail::lists_every_member<software_entry>, "software_entry::fields() must list every member");
-static_assert(detail::lists_every_member<software_meta>, "software_meta::fields() must list every member");
-static_assert(detail::lists_every_member<interface_entry>, "interface_entry::fields() must list every member");
-static_assert(detail::lists_every_member<hardware_meta>, "hardware_meta::fields() must list every member");
-static_assert(detail::lists_every_member<node_metadata>, "node_metadata::fields() must list every member");
-
-// MASE's entry names: data_in_<i>, data_out_<i>.
-inline std::string data_in_name(std::size_t i) { return fmt::format("data_in_{}", i); }
-inline std::string data_out_name(std::size_t i) { return fmt::format("data_out_{}", i); }
 
 inline std::string tensor_meta::type() const {
   return precision.visit([&](const auto& f) -> std::string {
@@ -273,4 +199,17 @@ inline std::string tensor_meta::type() const {
   });
 }
 
+// Metadata compares bit for bit, as tensors do (ir/metadata_definitions.hpp), every listed field.
+MASE_COMPILED_INLINE bool operator==(const tensor_meta& a, const tensor_meta& b);
+MASE_COMPILED_INLINE bool operator==(const common_meta& a, const common_meta& b);
+MASE_COMPILED_INLINE bool operator==(const software_entry& a, const software_entry& b);
+MASE_COMPILED_INLINE bool operator==(const software_meta& a, const software_meta& b);
+MASE_COMPILED_INLINE bool operator==(const interface_entry& a, const interface_entry& b);
+MASE_COMPILED_INLINE bool operator==(const hardware_meta& a, const hardware_meta& b);
+MASE_COMPILED_INLINE bool operator==(const node_metadata& a, const node_metadata& b);
+
 }  // namespace mase
+
+#if !MASE_EXTERN_INSTANTIATIONS
+#include <mase/ir/metadata_definitions.hpp>
+#endif

@@ -4,6 +4,7 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_parameter mase_batch_norm_parameters[] = {
     {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PRECISION_1", "4"}, {"DATA_IN_0_PARALLELISM_DIM_0", "1"},
     {"CHANNELS", "2"}, {"PLANE", "16"}, {"WEIGHT_PRECISION_0", "8"}, {"WEIGHT_PRECISION_1", "4"},
@@ -24,7 +25,7 @@ inline constexpr module_text mase_batch_norm{
 // channels of one pixel (H x W x C, or [N, C]'s channels in order) and a table word holds LANES
 // entries (lane 0 lowest). One output register stage breaks the multiply/add/cast path and
 // refills in the cycle it drains (full throughput).
-)sv",
+)sv"sv,
     .body = R"sv(  localparam int LANES = DATA_IN_0_PARALLELISM_DIM_0;
   localparam int XW = DATA_IN_0_PRECISION_0;
   localparam int SW = WEIGHT_PRECISION_0;
@@ -117,5 +118,5 @@ inline constexpr module_text mase_batch_norm{
     if (in_fire) data_out_0 <= cast_result;
   end
 endmodule
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

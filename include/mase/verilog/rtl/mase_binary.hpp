@@ -7,6 +7,7 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_parameter mase_binary_parameters[] = {
     {"OPERATION", "0"}, {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PRECISION_1", "4"},
     {"DATA_IN_1_PRECISION_0", "8"}, {"DATA_IN_1_PRECISION_1", "4"}, {"DATA_OUT_0_PRECISION_0", "8"},
@@ -38,7 +39,7 @@ inline constexpr module_text mase_binary{
 // table when neither operand is a constant or broadcast).
 /* verilator lint_off UNUSEDSIGNAL */
 /* verilator lint_off UNUSEDPARAM */
-)sv",
+)sv"sv,
     .body = R"sv(  localparam int LANES = DATA_OUT_0_PARALLELISM_DIM_0;
   localparam int W0 = DATA_IN_0_PRECISION_0;
   localparam int F0 = DATA_IN_0_PRECISION_1;
@@ -203,5 +204,5 @@ inline constexpr module_text mase_binary{
 endmodule
 /* verilator lint_on UNUSEDPARAM */
 /* verilator lint_on UNUSEDSIGNAL */
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

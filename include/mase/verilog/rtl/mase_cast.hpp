@@ -4,6 +4,7 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_parameter mase_cast_parameters[] = {
     {"IN_WIDTH", "16"}, {"IN_FRAC", "8"}, {"OUT_WIDTH", "8"}, {"OUT_FRAC", "4"}, {"SYMMETRIC", "0"}, {"LANES", "1"},
 };
@@ -17,7 +18,7 @@ inline constexpr module_text mase_cast{
 // The shift is done on a vector wider than anything it can hold, so it is exact; saturation
 // is detected from the top bits instead of wide constant compares, so any width is exact.
 // Requires OUT_WIDTH >= 2.
-)sv",
+)sv"sv,
     .body = R"sv(  localparam int LSHIFT = OUT_FRAC > IN_FRAC ? OUT_FRAC - IN_FRAC : 0;
   localparam int RSHIFT = IN_FRAC > OUT_FRAC ? IN_FRAC - OUT_FRAC : 0;
   localparam int SHIFTED_WIDTH = IN_WIDTH + LSHIFT;
@@ -47,5 +48,5 @@ inline constexpr module_text mase_cast{
         (low_bits == MIN_CODE) ? LOW_CODE : low_bits;
   end
 endmodule
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

@@ -6,6 +6,7 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_parameter mase_cat_parameters[] = {
     {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PRECISION_1", "4"}, {"DATA_IN_1_PRECISION_0", "8"},
     {"DATA_IN_1_PRECISION_1", "4"}, {"DATA_OUT_0_PRECISION_0", "8"}, {"DATA_OUT_0_PRECISION_1", "4"},
@@ -28,7 +29,7 @@ inline constexpr module_text mase_cat{.name = "mase_cat", .parameters = mase_cat
 // it drains.
 /* verilator lint_off UNUSEDSIGNAL */
 /* verilator lint_off UNUSEDPARAM */
-)sv",
+)sv"sv,
     .body = R"sv(  localparam int LANES = DATA_OUT_0_PARALLELISM_DIM_0;
   localparam int W = DATA_OUT_0_PRECISION_0;
   localparam int LONGEST = CHUNK_0_BEATS > CHUNK_1_BEATS ? CHUNK_0_BEATS : CHUNK_1_BEATS;
@@ -109,5 +110,5 @@ inline constexpr module_text mase_cat{.name = "mase_cat", .parameters = mase_cat
 endmodule
 /* verilator lint_on UNUSEDPARAM */
 /* verilator lint_on UNUSEDSIGNAL */
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

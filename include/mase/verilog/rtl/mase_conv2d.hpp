@@ -4,6 +4,7 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_parameter mase_conv2d_parameters[] = {
     {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PRECISION_1", "4"}, {"DATA_IN_0_TENSOR_SIZE_DIM_0", "8"},
     {"DATA_IN_0_TENSOR_SIZE_DIM_1", "8"}, {"DATA_IN_0_TENSOR_SIZE_DIM_2", "1"}, {"DATA_IN_0_PARALLELISM_DIM_0", "1"},
@@ -29,7 +30,7 @@ inline constexpr module_text mase_conv2d{
 // CHANNELS_LAST = 1: the streams are H x W x C, the sweep keeps rows (mase_pixel_sweep) and the PO
 // lanes are output channels, so a ROM word holds PO weights (lane 0 lowest; word b*T + tap, tap
 // (ky, kx, ci) with ci innermost) and a bias word PO biases.
-)sv",
+)sv"sv,
     .body = R"sv(  localparam int XW = DATA_IN_0_PRECISION_0;
   localparam int WW = WEIGHT_PRECISION_0;
   localparam int OW = DATA_OUT_0_PRECISION_0;
@@ -120,5 +121,5 @@ inline constexpr module_text mase_conv2d{
     .data_in(acc_next_lanes), .data_out(cast_out)
   );
 endmodule
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

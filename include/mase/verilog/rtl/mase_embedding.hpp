@@ -4,6 +4,7 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_parameter mase_embedding_parameters[] = {
     {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PARALLELISM_DIM_0", "1"}, {"DATA_OUT_0_PRECISION_0", "8"},
     {"DATA_OUT_0_PARALLELISM_DIM_0", "1"}, {"ROWS", "4"}, {"ROW_LENGTH", "4"}, {"WEIGHT_MEMFILE", "\"\"", ""},
@@ -21,7 +22,7 @@ inline constexpr module_text mase_embedding{
 // of lanes per address (lane 0 lowest). The ROM is read into the output register (a
 // synchronous read, so the table can be a block RAM); an input beat is taken when its last row
 // number's last beat leaves.
-)sv",
+)sv"sv,
     .body = R"sv(  localparam int IW = DATA_IN_0_PRECISION_0;
   localparam int IDS = DATA_IN_0_PARALLELISM_DIM_0;
   localparam int W = DATA_OUT_0_PRECISION_0;
@@ -70,5 +71,5 @@ inline constexpr module_text mase_embedding{
     if (fire) data_out_0 <= rom[address];
   end
 endmodule
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

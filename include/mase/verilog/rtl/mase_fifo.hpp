@@ -4,6 +4,7 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_parameter mase_fifo_parameters[] = {
     {"WIDTH", "8"}, {"DEPTH", "4"},
 };
@@ -19,7 +20,7 @@ inline constexpr module_text mase_fifo{
 // Each pointer counts 0 .. DEPTH-1 and flips a wrap bit when it wraps, so full and empty are told
 // apart without a counter and DEPTH need not be a power of two (a fork's FIFO holds exactly what
 // its branch needs); in_ready and out_valid come from registers only. DEPTH >= 1.
-)sv",
+)sv"sv,
     .body = R"sv(  localparam int PW = DEPTH > 1 ? $clog2(DEPTH) : 1;
   localparam logic [PW-1:0] LAST = PW'(DEPTH - 1);
 
@@ -56,5 +57,5 @@ inline constexpr module_text mase_fifo{
     end
   end
 endmodule
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

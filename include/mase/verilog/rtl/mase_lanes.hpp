@@ -4,6 +4,7 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_parameter mase_lanes_parameters[] = {
     {"WIDTH", "8"}, {"IN_LANES", "2"}, {"OUT_LANES", "4"},
 };
@@ -20,7 +21,7 @@ inline constexpr module_text mase_lanes{
 // after the elements kept. IN_LANES + OUT_LANES slots suffice for full throughput because the
 // append may use the room freed by a pop in the same cycle (so data_in_ready depends on
 // data_out_ready; data_out_valid comes from a register only).
-)sv",
+)sv"sv,
     .body = R"sv(  localparam int SLOTS = IN_LANES + OUT_LANES;
   localparam int BUF_W = SLOTS * WIDTH;
   localparam int CW = $clog2(SLOTS + 1);
@@ -59,5 +60,5 @@ inline constexpr module_text mase_lanes{
     else count <= kept + (push ? IN_N : '0);
   end
 endmodule
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

@@ -5,6 +5,7 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_parameter mase_layer_norm_parameters[] = {
     {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PARALLELISM_DIM_0", "1"}, {"DATA_OUT_0_PRECISION_0", "8"},
     {"DATA_OUT_0_PRECISION_1", "4"}, {"OUT_SYMMETRIC", "0"}, {"ROW_LENGTH", "4"}, {"CENTRED", "1"},
@@ -26,7 +27,7 @@ inline constexpr module_text mase_layer_norm{
 //       top bit down, one comparison per cycle;
 //   y_i = cast((N*x_i - S1) * R * w_i + b_i, PRODUCT_FRAC -> output)  (w_i = 1, b_i = 0 without them)
 // A row takes three phases: load (the sums on the fly), the root (P + 2 cycles) and emit.
-)sv",
+)sv"sv,
     .body = R"sv(  localparam int LANES = DATA_IN_0_PARALLELISM_DIM_0;
   localparam int IN_W = DATA_IN_0_PRECISION_0;
   localparam int OUT_W = DATA_OUT_0_PRECISION_0;
@@ -175,5 +176,5 @@ inline constexpr module_text mase_layer_norm{
     end
   end
 endmodule
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

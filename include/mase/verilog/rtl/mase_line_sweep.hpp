@@ -5,6 +5,7 @@
 #include <mase/verilog/rtl/mase_sweep_stage.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_text mase_line_sweep{
     .name = "mase_line_sweep", .shared_parameters = sweep_geometry_parameters, .ports = line_sweep_ports,
     .description = R"sv(// mase_line_sweep: mase_window_sweep where output channel c's windows cover input channel c only
@@ -16,7 +17,7 @@ inline constexpr module_text mase_line_sweep{
 // Rows are numbered across planes and samples (32-bit counters, compared by signed difference):
 // an output row starts once its last row has arrived, and a row is written only into a slot whose
 // old row no output row still to come reads.
-)sv",
+)sv"sv,
     .body = R"sv(  localparam int XW = ELEMENT_WIDTH;
   localparam int W = IN_COLS;
   localparam int H = IN_ROWS;
@@ -240,5 +241,5 @@ inline constexpr module_text mase_line_sweep{
   end
 
 endmodule
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

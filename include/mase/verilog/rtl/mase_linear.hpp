@@ -4,6 +4,7 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_parameter mase_linear_parameters[] = {
     {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PRECISION_1", "4"}, {"DATA_IN_0_TENSOR_SIZE_DIM_0", "4"},
     {"DATA_IN_0_PARALLELISM_DIM_0", "2"}, {"WEIGHT_PRECISION_0", "8"}, {"WEIGHT_PRECISION_1", "4"},
@@ -24,7 +25,7 @@ inline constexpr module_text mase_linear{
 // Rows land in a two-bank buffer (mase_row_buffer) so the next row loads while this one
 // computes; every cycle mase_tile_accumulate issues one P1 x P0 tile, whose weights are read
 // from ROM, and multiply-accumulates it a cycle later, so a row takes GROUPS*CHUNKS cycles.
-)sv",
+)sv"sv,
     .body = R"sv(  localparam int XW = DATA_IN_0_PRECISION_0;
   localparam int WW = WEIGHT_PRECISION_0;
   localparam int IN = DATA_IN_0_TENSOR_SIZE_DIM_0;
@@ -106,5 +107,5 @@ inline constexpr module_text mase_linear{
       .data_out_ready(data_out_0_ready)
   );
 endmodule
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

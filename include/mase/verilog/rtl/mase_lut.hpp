@@ -4,6 +4,7 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_parameter mase_lut_parameters[] = {
     {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_OUT_0_PRECISION_0", "8"}, {"DATA_IN_0_PARALLELISM_DIM_0", "1"},
     {"LUT_MEMFILE", "\"\"", ""},
@@ -16,7 +17,7 @@ inline constexpr module_text mase_lut{.name = "mase_lut", .parameters = mase_lut
     .description = R"sv(// Any unary activation as a full lookup table over the input code space (2^IN_W entries),
 // read combinationally by every lane; entry i answers input code i - 2^(IN_W-1), so the
 // index is the input code with its sign bit inverted. Valid and ready pass straight through.
-)sv",
+)sv"sv,
     .body = R"sv(  localparam int LANES = DATA_IN_0_PARALLELISM_DIM_0;
   localparam int IN_W = DATA_IN_0_PRECISION_0;
   localparam int OUT_W = DATA_OUT_0_PRECISION_0;
@@ -34,5 +35,5 @@ inline constexpr module_text mase_lut{.name = "mase_lut", .parameters = mase_lut
   assign data_out_0_valid = data_in_0_valid;
   assign data_in_0_ready = data_out_0_ready;
 endmodule
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

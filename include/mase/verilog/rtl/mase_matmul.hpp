@@ -5,6 +5,7 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_parameter mase_matmul_parameters[] = {
     {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PRECISION_1", "4"}, {"DATA_IN_0_TENSOR_SIZE_DIM_0", "4"},
     {"DATA_IN_0_TENSOR_SIZE_DIM_1", "2"}, {"DATA_IN_0_PARALLELISM_DIM_0", "2"}, {"DATA_IN_1_PRECISION_0", "8"},
@@ -27,7 +28,7 @@ inline constexpr module_text mase_matmul{
 // (mase_row_buffer). Every cycle mase_tile_accumulate issues one P1 x PA tile of B, read here,
 // and multiply-accumulates it with a chunk of the A row a cycle later, so a row takes
 // (N/P1)*(K/PA) cycles.
-)sv",
+)sv"sv,
     .body = R"sv(  localparam int A_W = DATA_IN_0_PRECISION_0;
   localparam int B_W = DATA_IN_1_PRECISION_0;
   localparam int K = DATA_IN_0_TENSOR_SIZE_DIM_0;
@@ -198,5 +199,5 @@ inline constexpr module_text mase_matmul{
       .data_out_ready(data_out_0_ready)
   );
 endmodule
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

@@ -4,6 +4,7 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_parameter mase_mean_parameters[] = {
     {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PARALLELISM_DIM_0", "1"}, {"COUNT", "4"},
     {"DATA_OUT_0_PRECISION_0", "8"}, {"DATA_OUT_0_PRECISION_1", "4"}, {"DATA_OUT_0_PARALLELISM_DIM_0", "1"},
@@ -25,7 +26,7 @@ inline constexpr module_text mase_mean{
 // drains. CHANNELS_LAST = 1: the stream is COUNT pixels of CHANNELS channels (H x W x C), LANES
 // channels a beat; each channel's sum is kept in a table of CHANNELS/LANES words, and at the last
 // pixel each beat's LANES means leave together.
-)sv",
+)sv"sv,
     .body = R"sv(  localparam int LANES = DATA_IN_0_PARALLELISM_DIM_0;
   localparam int XW = DATA_IN_0_PRECISION_0;
   localparam int OW = DATA_OUT_0_PRECISION_0;
@@ -127,5 +128,5 @@ inline constexpr module_text mase_mean{
     end
   end
 endmodule
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

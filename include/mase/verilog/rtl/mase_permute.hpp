@@ -6,6 +6,7 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_parameter mase_permute_parameters[] = {
     {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_OUT_0_PARALLELISM_DIM_0", "1"}, {"SAMPLE_SIZE", "4"},
     {"OUT_SAMPLE_SIZE", "SAMPLE_SIZE"}, {"ORDER_MEMFILE", "\"\"", ""},
@@ -22,7 +23,7 @@ inline constexpr module_text mase_permute{
 // the order of ORDER_MEMFILE (word b: the arrival positions of output elements b*LANES ..
 // b*LANES+LANES-1, lane 0 lowest), while the next sample fills the other bank. A permutation
 // reads every element once; a gather any of them any number of times.
-)sv",
+)sv"sv,
     .body = R"sv(  localparam int W = DATA_IN_0_PRECISION_0;
   localparam int AW = SAMPLE_SIZE > 1 ? $clog2(SAMPLE_SIZE) : 1;
   localparam logic [AW-1:0] LAST = AW'(SAMPLE_SIZE - 1);
@@ -83,5 +84,5 @@ inline constexpr module_text mase_permute{
     end
   end
 endmodule
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

@@ -5,6 +5,7 @@
 #include <mase/verilog/rtl/mase_sweep_stage.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_text mase_pixel_sweep{
     .name = "mase_pixel_sweep", .shared_parameters = sweep_geometry_parameters, .parameters = sweep_channel_parameters, .ports = sweep_ports,
     .description = R"sv(// mase_pixel_sweep: mase_window_sweep over channels-last samples (CHANNELS_LAST = 1): each sample
@@ -23,7 +24,7 @@ inline constexpr module_text mase_pixel_sweep{
 // Rows are numbered across samples (32-bit counters, compared by signed difference): an output row
 // starts once its last row has arrived, and a row is written only into a slot whose old row no
 // output row still to come reads.
-)sv",
+)sv"sv,
     .body = R"sv(  localparam int XW = ELEMENT_WIDTH;
   localparam int W = IN_COLS;
   localparam int H = IN_ROWS;
@@ -279,5 +280,5 @@ inline constexpr module_text mase_pixel_sweep{
   end
 
 endmodule
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

@@ -5,6 +5,7 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_parameter mase_pool2d_parameters[] = {
     {"MODE", "0"}, {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PRECISION_1", "4"},
     {"DATA_IN_0_TENSOR_SIZE_DIM_0", "8"}, {"DATA_IN_0_TENSOR_SIZE_DIM_1", "8"}, {"DATA_IN_0_TENSOR_SIZE_DIM_2", "1"},
@@ -28,7 +29,7 @@ inline constexpr module_text mase_pool2d{
     .description = R"sv(// mase_pool2d: 2-D max (MODE 0) or average (MODE 1: every window's sum divided by the same
 // constant, the mean rule's reciprocal multiply) pooling over a stream of C x H x W samples (H x W x C where CHANNELS_LAST). mase_window_sweep buffers each sample and visits the
 // windows (one group per channel); here each of the PO output lanes folds one window element per cycle.
-)sv",
+)sv"sv,
     .body = R"sv(  localparam int XW = DATA_IN_0_PRECISION_0;
   localparam int OW = DATA_OUT_0_PRECISION_0;
   localparam int PO = DATA_OUT_0_PARALLELISM_DIM_0;
@@ -103,5 +104,5 @@ inline constexpr module_text mase_pool2d{
     );
   end
 endmodule
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

@@ -5,6 +5,7 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_parameter mase_reciprocal_divide_parameters[] = {
     {"SUM_WIDTH", "10"}, {"NUMERATOR_SHIFT", "0"}, {"NUMERATOR_WIDTH", "10"}, {"MULTIPLIER_WIDTH", "1"},
     {"SHIFT", "0"}, {"OFFSET", "64'd0", "logic [63:0]"}, {"OFFSET_QUOTIENT", "64'd0", "logic [63:0]"},
@@ -21,7 +22,7 @@ inline constexpr module_text mase_reciprocal_divide{
 // eval/mean_rule.hpp defines it, computed as ((S << NUMERATOR_SHIFT) + OFFSET) * MULTIPLIER >> SHIFT,
 // less OFFSET_QUOTIENT: OFFSET makes the numerator non-negative, and the rule chose MULTIPLIER and
 // SHIFT so that the product's floor is the exact quotient for every numerator of SUM_WIDTH-bit sums.
-)sv",
+)sv"sv,
     .body = R"sv(  // The shifted numerator and the 64-bit offsets, with a sign bit above both.
   localparam int NW = SUM_WIDTH + NUMERATOR_SHIFT;
   localparam int WIDE = (NW > 64 ? NW : 64) + 1;
@@ -52,5 +53,5 @@ inline constexpr module_text mase_reciprocal_divide{
       .data_out(data_out)
   );
 endmodule
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

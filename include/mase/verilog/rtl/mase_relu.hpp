@@ -4,6 +4,7 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_parameter mase_relu_parameters[] = {
     {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PRECISION_1", "4"}, {"DATA_OUT_0_PRECISION_0", "8"},
     {"DATA_OUT_0_PRECISION_1", "4"}, {"DATA_IN_0_PARALLELISM_DIM_0", "1"}, {"OUT_SYMMETRIC", "0"},
@@ -16,7 +17,7 @@ inline constexpr module_text mase_relu{
     .name = "mase_relu", .parameters = mase_relu_parameters, .ports = mase_relu_ports,
     .description = R"sv(// Element-wise ReLU followed by the floor-and-saturate cast to the output format.
 // Purely combinational: valid and ready pass straight through.
-)sv",
+)sv"sv,
     .body = R"sv(  localparam int LANES = DATA_IN_0_PARALLELISM_DIM_0;
   localparam int IN_W = DATA_IN_0_PRECISION_0;
 
@@ -41,5 +42,5 @@ inline constexpr module_text mase_relu{
   assign data_out_0_valid = data_in_0_valid;
   assign data_in_0_ready = data_out_0_ready;
 endmodule
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

@@ -3,6 +3,7 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_parameter mase_ring_rows_parameters[] = {
     {"ROW_WORDS", "8"}, {"SLOTS", "4"}, {"MAP_ROWS", "8"}, {"SPAN", "3"},
 };
@@ -23,7 +24,7 @@ inline constexpr module_text mase_ring_rows{
 // word being written belongs to row rows_in, in slot rows_in mod SLOTS, which holds row
 // rows_in - SLOTS until then; so a word is taken only while that old row is before the first row
 // the current output row (or a later one) reads.
-)sv",
+)sv"sv,
     .body = R"sv(  localparam int NW = SLOTS * ROW_WORDS;
   localparam int MA = NW > 1 ? $clog2(NW) : 1;
   localparam int RWW = ROW_WORDS > 1 ? $clog2(ROW_WORDS) : 1;
@@ -54,5 +55,5 @@ inline constexpr module_text mase_ring_rows{
     end
   end
 endmodule
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

@@ -4,6 +4,7 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_parameter mase_rom_parameters[] = {
     {"WIDTH", "8"}, {"DEPTH", "4"}, {"MEMFILE", "\"\"", ""},
 };
@@ -15,7 +16,7 @@ inline constexpr module_port mase_rom_ports[] = {
 inline constexpr module_text mase_rom{.name = "mase_rom", .parameters = mase_rom_parameters, .ports = mase_rom_ports,
     .description = R"sv(// Synchronous-read ROM initialised from a hex file (DEPTH lines of ceil(WIDTH/4) hex digits);
 // the registered read lets synthesis map it to block RAM.
-)sv",
+)sv"sv,
     .body = R"sv(  logic [WIDTH-1:0] mem[0:DEPTH-1];
   // yosys elaborates every module with its defaults when reading it, so the default (no file)
   // must not try to open one.
@@ -30,5 +31,5 @@ inline constexpr module_text mase_rom{.name = "mase_rom", .parameters = mase_rom
     always_ff @(posedge clk) if (en) q <= mem[0];
   end
 endmodule
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

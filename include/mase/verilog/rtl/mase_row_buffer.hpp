@@ -4,6 +4,7 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_parameter mase_row_buffer_parameters[] = {
     {"WIDTH", "16"}, {"CHUNKS", "2"},
 };
@@ -21,7 +22,7 @@ inline constexpr module_text mase_row_buffer{
     .description = R"sv(// Two-bank (ping-pong) buffer for the rows of a stream: one bank fills beat by beat while the
 // reader works through the other, so the next row loads while this one computes. A bank is
 // handed to the reader when its row is complete and freed by the reader's last read.
-)sv",
+)sv"sv,
     .body = R"sv(  localparam int KW = CHUNKS > 1 ? $clog2(CHUNKS) : 1;
   localparam logic [KW-1:0] LAST_CHUNK = KW'(CHUNKS - 1);
 
@@ -67,5 +68,5 @@ inline constexpr module_text mase_row_buffer{
     end
   end
 endmodule
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

@@ -6,6 +6,7 @@
 #include <mase/verilog/rtl/mase_sweep_stage.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_text mase_sample_sweep{
     .name = "mase_sample_sweep", .shared_parameters = sweep_geometry_parameters, .parameters = sweep_channel_parameters, .ports = sweep_ports,
     .description = R"sv(// mase_sample_sweep: the window sweep over whole buffered samples (see mase_window_sweep).
@@ -18,7 +19,7 @@ inline constexpr module_text mase_sample_sweep{
 // parent combines each lane's tap_data into its running value and hands back the cast results of a
 // window, which the output register takes after the window's last tap. That register is the only
 // place the pipeline stalls.
-)sv",
+)sv"sv,
     .body = R"sv(  localparam int XW = ELEMENT_WIDTH;
   localparam int W = IN_COLS;
   localparam int H = IN_ROWS;
@@ -302,5 +303,5 @@ inline constexpr module_text mase_sample_sweep{
   end
 
 endmodule
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

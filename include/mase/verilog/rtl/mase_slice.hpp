@@ -5,6 +5,7 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_parameter mase_slice_parameters[] = {
     {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PRECISION_1", "4"}, {"DATA_IN_0_PARALLELISM_DIM_0", "1"},
     {"DATA_OUT_0_PRECISION_0", "8"}, {"DATA_OUT_0_PRECISION_1", "4"}, {"DATA_OUT_0_PARALLELISM_DIM_0", "1"},
@@ -22,7 +23,7 @@ inline constexpr module_text mase_slice{
 // FIRST_BEAT + KEPT_BEATS - 1 pass through the output register; the others are taken and
 // dropped. Lanes and format are the input's. The output register refills in the cycle it drains.
 /* verilator lint_off UNUSEDPARAM */
-)sv",
+)sv"sv,
     .body = R"sv(  localparam int BEAT_W = PERIOD_BEATS > 1 ? $clog2(PERIOD_BEATS) : 1;
   localparam logic [BEAT_W-1:0] LAST_BEAT = BEAT_W'(PERIOD_BEATS - 1);
   // beat − FIRST_BEAT in one more bit: below KEPT_BEATS exactly for the kept beats (a beat
@@ -58,5 +59,5 @@ inline constexpr module_text mase_slice{
   end
 endmodule
 /* verilator lint_on UNUSEDPARAM */
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

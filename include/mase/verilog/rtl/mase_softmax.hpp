@@ -5,6 +5,7 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_parameter mase_softmax_parameters[] = {
     {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PARALLELISM_DIM_0", "1"}, {"DATA_OUT_0_PRECISION_0", "8"},
     {"DATA_OUT_0_PRECISION_1", "7"}, {"ROW_LENGTH", "4"}, {"EXP_FRAC", "10"}, {"EXP_TABLE_SIZE", "16"},
@@ -22,7 +23,7 @@ inline constexpr module_text mase_softmax{
 //   s = sum e_i (exact);  y_i = min(floor(e_i * 2^OUT_FRAC / s), largest output code).
 // A row takes three passes over its beats: load (the maximum on the fly), exponentiate (the
 // sum on the fly) and emit (LANES dividers); the row is held in two small memories.
-)sv",
+)sv"sv,
     .body = R"sv(  localparam int LANES = DATA_IN_0_PARALLELISM_DIM_0;
   localparam int IN_W = DATA_IN_0_PRECISION_0;
   localparam int OUT_W = DATA_OUT_0_PRECISION_0;
@@ -124,5 +125,5 @@ inline constexpr module_text mase_softmax{
     end
   end
 endmodule
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

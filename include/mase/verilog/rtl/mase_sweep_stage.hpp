@@ -6,6 +6,7 @@
 #include <string_view>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 // The window sweeps' shared interface (mase_window_sweep and the three it picks from): the
 // element and result widths, the map's and the windows' geometry, and the issue and fold stages'
 // ports through which the parent (a conv or a pool) reads its ROMs and folds each tap.
@@ -58,7 +59,7 @@ inline constexpr module_text mase_sweep_stage{
 // in one cycle is folded in the next (fold, fold_first: the parent folds tap_data into its lanes'
 // running values), and after a window's last tap the lanes' cast results enter the output
 // register, the only place the pipeline stalls (stall holds the issue stage too).
-)sv",
+)sv"sv,
     .body = R"sv(  logic fold_valid, fold_last;
 
   always_ff @(posedge clk) begin
@@ -80,5 +81,5 @@ inline constexpr module_text mase_sweep_stage{
     if (fold_valid && fold_last && !stall) data_out_0 <= result;
   end
 endmodule
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

@@ -4,6 +4,7 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_parameter mase_tile_accumulate_parameters[] = {
     {"X_WIDTH", "8"}, {"W_WIDTH", "8"}, {"PRODUCT_FRAC", "8"}, {"X_LANES", "2"}, {"OUT_LANES", "2"}, {"CHUNKS", "2"},
     {"GROUPS", "2"}, {"ACC_WIDTH", "20"}, {"HAS_BIAS", "0"}, {"BIAS_MEMFILE", "\"\"", ""}, {"OUT_WIDTH", "8"},
@@ -26,7 +27,7 @@ inline constexpr module_text mase_tile_accumulate{
 // lane adds its X_LANES exact products to its accumulator (a group's first tile starts from its
 // aligned bias, or zero). A finished group is cast once and leaves through an output register;
 // the only stall is a finished group meeting a full output register.
-)sv",
+)sv"sv,
     .body = R"sv(  localparam int AW = ACC_WIDTH;
   localparam int KW = CHUNKS > 1 ? $clog2(CHUNKS) : 1;
   localparam int GW = GROUPS > 1 ? $clog2(GROUPS) : 1;
@@ -139,5 +140,5 @@ inline constexpr module_text mase_tile_accumulate{
     if (group_done && !stall) data_out <= group_result;
   end
 endmodule
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl

@@ -9,6 +9,7 @@
 #include <mase/verilog/rtl/mase_sweep_stage.hpp>
 
 namespace mase::verilog::rtl {
+using namespace std::string_view_literals;
 inline constexpr module_parameter mase_window_sweep_parameters[] = {{"IN_CHANNELS", "1"}, {"GROUPS", "1"}, {"CHANNELS_LAST", "0"}};
 inline constexpr module_text mase_window_sweep{
     .name = "mase_window_sweep", .shared_parameters = sweep_geometry_parameters, .parameters = mase_window_sweep_parameters, .ports = sweep_ports,
@@ -22,7 +23,7 @@ inline constexpr module_text mase_window_sweep{
 // mase_line_sweep keep a few rows; otherwise a window needs channels that arrive after its rows
 // and mase_sample_sweep keeps whole samples. CHANNELS_LAST = 1: the stream is H x W x C instead and
 // mase_pixel_sweep keeps k rows of every channel, its lanes over output channels (see there).
-)sv",
+)sv"sv,
     .body = R"sv(  if (CHANNELS_LAST != 0) begin : g_pixels
     mase_pixel_sweep #(
       .ELEMENT_WIDTH(ELEMENT_WIDTH), .RESULT_WIDTH(RESULT_WIDTH), .IN_COLS(IN_COLS), .IN_ROWS(IN_ROWS),
@@ -64,5 +65,5 @@ inline constexpr module_text mase_window_sweep{
     );
   end
 endmodule
-)sv"};
+)sv"sv};
 }  // namespace mase::verilog::rtl
