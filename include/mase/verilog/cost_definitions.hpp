@@ -2,7 +2,7 @@
 // The hardware cost model's walk over a graph (verilog/cost.hpp declares it and states the model):
 // inline in the header-only mode, compiled once in mase::mase (src/verilog.cpp) otherwise.
 
-#include <mase/pass/add_hardware_metadata.hpp>
+#include <mase/verilog/stream_metadata.hpp>
 #include <mase/verilog/components.hpp>
 #include <mase/verilog/cost.hpp>
 

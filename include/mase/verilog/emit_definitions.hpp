@@ -9,7 +9,7 @@
 #include <mase/eval/bit_exact.hpp>
 #include <mase/eval/evaluator.hpp>
 #include <mase/ir/op_traits.hpp>
-#include <mase/pass/add_hardware_metadata.hpp>
+#include <mase/verilog/stream_metadata.hpp>
 #include <mase/verilog/components.hpp>
 #include <mase/verilog/cost.hpp>
 #include <mase/verilog/emit.hpp>

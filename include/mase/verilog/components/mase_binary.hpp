@@ -2,7 +2,7 @@
 // mase_binary's descriptor: its SystemVerilog text (rtl/mase_binary.hpp), its timing, the modules it
 // needs, its cost and how an instance plans its ROMs and parameters (verilog/component.hpp).
 
-#include <mase/pass/add_hardware_metadata.hpp>
+#include <mase/verilog/stream_metadata.hpp>
 #include <mase/verilog/component.hpp>
 #include <mase/eval/lowering.hpp>
 #include <mase/verilog/layout.hpp>

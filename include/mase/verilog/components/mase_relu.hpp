@@ -2,7 +2,7 @@
 // mase_relu's descriptor: its SystemVerilog text (rtl/mase_relu.hpp), its timing, the modules it
 // needs, and its cost (verilog/component.hpp).
 
-#include <mase/pass/add_hardware_metadata.hpp>
+#include <mase/verilog/stream_metadata.hpp>
 #include <mase/verilog/component.hpp>
 #include <mase/verilog/cost.hpp>
 #include <mase/verilog/rtl/mase_relu.hpp>

@@ -2,7 +2,8 @@
 // mase_rescale's descriptor: its SystemVerilog text (rtl/mase_rescale.hpp), its timing, the modules it
 // needs, and its cost (verilog/component.hpp).
 
-#include <mase/pass/add_hardware_metadata.hpp>
+#include <mase/pass/quantize.hpp>
+#include <mase/verilog/stream_metadata.hpp>
 #include <mase/verilog/component.hpp>
 #include <mase/verilog/cost.hpp>
 #include <mase/verilog/rtl/mase_rescale.hpp>

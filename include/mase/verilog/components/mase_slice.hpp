@@ -2,7 +2,7 @@
 // mase_slice's descriptor: its SystemVerilog text (rtl/mase_slice.hpp), its timing, the modules it
 // needs, and its cost (verilog/component.hpp).
 
-#include <mase/pass/add_hardware_metadata.hpp>
+#include <mase/verilog/stream_metadata.hpp>
 #include <mase/verilog/component.hpp>
 #include <mase/verilog/cost.hpp>
 #include <mase/verilog/rtl/mase_slice.hpp>

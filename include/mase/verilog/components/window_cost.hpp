@@ -1,7 +1,7 @@
 #pragma once
 // The cost of a window sweep (mase_conv2d and mase_pool2d share mase_window_sweep's buffers).
 #include <mase/eval/mean_rule.hpp>
-#include <mase/pass/add_hardware_metadata.hpp>
+#include <mase/verilog/stream_metadata.hpp>
 #include <mase/verilog/component.hpp>
 #include <mase/verilog/cost.hpp>
 
