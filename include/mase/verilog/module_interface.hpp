@@ -43,7 +43,10 @@ struct module_text {
 };
 
 // The RTL library's spellings in its declarations: {in, "data_in_0", "W", stream}.
+// Its texts are "…"sv literals, whose length the compiler knows, rather than counted character by
+// character in constant evaluation.
 namespace rtl {
+using namespace std::string_view_literals;
 inline constexpr port_direction in = port_direction::input, out = port_direction::output;
 inline constexpr bool stream = true;
 }  // namespace rtl

@@ -7,7 +7,6 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-using namespace std::string_view_literals;
 inline constexpr module_parameter mase_binary_parameters[] = {
     {"OPERATION", "0"}, {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PRECISION_1", "4"},
     {"DATA_IN_1_PRECISION_0", "8"}, {"DATA_IN_1_PRECISION_1", "4"}, {"DATA_OUT_0_PRECISION_0", "8"},

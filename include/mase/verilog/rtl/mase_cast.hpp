@@ -4,7 +4,6 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-using namespace std::string_view_literals;
 inline constexpr module_parameter mase_cast_parameters[] = {
     {"IN_WIDTH", "16"}, {"IN_FRAC", "8"}, {"OUT_WIDTH", "8"}, {"OUT_FRAC", "4"}, {"SYMMETRIC", "0"}, {"LANES", "1"},
 };

@@ -4,7 +4,6 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-using namespace std::string_view_literals;
 inline constexpr module_parameter mase_conv2d_parameters[] = {
     {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PRECISION_1", "4"}, {"DATA_IN_0_TENSOR_SIZE_DIM_0", "8"},
     {"DATA_IN_0_TENSOR_SIZE_DIM_1", "8"}, {"DATA_IN_0_TENSOR_SIZE_DIM_2", "1"}, {"DATA_IN_0_PARALLELISM_DIM_0", "1"},

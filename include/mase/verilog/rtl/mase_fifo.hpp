@@ -4,7 +4,6 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-using namespace std::string_view_literals;
 inline constexpr module_parameter mase_fifo_parameters[] = {
     {"WIDTH", "8"}, {"DEPTH", "4"},
 };

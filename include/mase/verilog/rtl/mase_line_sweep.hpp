@@ -5,7 +5,6 @@
 #include <mase/verilog/rtl/mase_sweep_stage.hpp>
 
 namespace mase::verilog::rtl {
-using namespace std::string_view_literals;
 inline constexpr module_text mase_line_sweep{
     .name = "mase_line_sweep", .shared_parameters = sweep_geometry_parameters, .ports = line_sweep_ports,
     .description = R"sv(// mase_line_sweep: mase_window_sweep where output channel c's windows cover input channel c only

@@ -5,7 +5,6 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-using namespace std::string_view_literals;
 inline constexpr module_parameter mase_matmul_parameters[] = {
     {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PRECISION_1", "4"}, {"DATA_IN_0_TENSOR_SIZE_DIM_0", "4"},
     {"DATA_IN_0_TENSOR_SIZE_DIM_1", "2"}, {"DATA_IN_0_PARALLELISM_DIM_0", "2"}, {"DATA_IN_1_PRECISION_0", "8"},

@@ -6,7 +6,6 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-using namespace std::string_view_literals;
 inline constexpr module_parameter mase_permute_parameters[] = {
     {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_OUT_0_PARALLELISM_DIM_0", "1"}, {"SAMPLE_SIZE", "4"},
     {"OUT_SAMPLE_SIZE", "SAMPLE_SIZE"}, {"ORDER_MEMFILE", "\"\"", ""},

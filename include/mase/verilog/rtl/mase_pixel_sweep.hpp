@@ -5,7 +5,6 @@
 #include <mase/verilog/rtl/mase_sweep_stage.hpp>
 
 namespace mase::verilog::rtl {
-using namespace std::string_view_literals;
 inline constexpr module_text mase_pixel_sweep{
     .name = "mase_pixel_sweep", .shared_parameters = sweep_geometry_parameters, .parameters = sweep_channel_parameters, .ports = sweep_ports,
     .description = R"sv(// mase_pixel_sweep: mase_window_sweep over channels-last samples (CHANNELS_LAST = 1): each sample

@@ -5,7 +5,6 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-using namespace std::string_view_literals;
 inline constexpr module_parameter mase_reciprocal_divide_parameters[] = {
     {"SUM_WIDTH", "10"}, {"NUMERATOR_SHIFT", "0"}, {"NUMERATOR_WIDTH", "10"}, {"MULTIPLIER_WIDTH", "1"},
     {"SHIFT", "0"}, {"OFFSET", "64'd0", "logic [63:0]"}, {"OFFSET_QUOTIENT", "64'd0", "logic [63:0]"},

@@ -4,7 +4,6 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-using namespace std::string_view_literals;
 inline constexpr module_parameter mase_relu_parameters[] = {
     {"DATA_IN_0_PRECISION_0", "8"}, {"DATA_IN_0_PRECISION_1", "4"}, {"DATA_OUT_0_PRECISION_0", "8"},
     {"DATA_OUT_0_PRECISION_1", "4"}, {"DATA_IN_0_PARALLELISM_DIM_0", "1"}, {"OUT_SYMMETRIC", "0"},

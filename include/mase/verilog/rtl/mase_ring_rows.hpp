@@ -3,7 +3,6 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-using namespace std::string_view_literals;
 inline constexpr module_parameter mase_ring_rows_parameters[] = {
     {"ROW_WORDS", "8"}, {"SLOTS", "4"}, {"MAP_ROWS", "8"}, {"SPAN", "3"},
 };

@@ -6,7 +6,6 @@
 #include <mase/verilog/rtl/mase_sweep_stage.hpp>
 
 namespace mase::verilog::rtl {
-using namespace std::string_view_literals;
 inline constexpr module_text mase_sample_sweep{
     .name = "mase_sample_sweep", .shared_parameters = sweep_geometry_parameters, .parameters = sweep_channel_parameters, .ports = sweep_ports,
     .description = R"sv(// mase_sample_sweep: the window sweep over whole buffered samples (see mase_window_sweep).

@@ -6,7 +6,6 @@
 #include <string_view>
 
 namespace mase::verilog::rtl {
-using namespace std::string_view_literals;
 // The window sweeps' shared interface (mase_window_sweep and the three it picks from): the
 // element and result widths, the map's and the windows' geometry, and the issue and fold stages'
 // ports through which the parent (a conv or a pool) reads its ROMs and folds each tap.

@@ -4,7 +4,6 @@
 #include <mase/verilog/module_interface.hpp>
 
 namespace mase::verilog::rtl {
-using namespace std::string_view_literals;
 inline constexpr module_parameter mase_tile_accumulate_parameters[] = {
     {"X_WIDTH", "8"}, {"W_WIDTH", "8"}, {"PRODUCT_FRAC", "8"}, {"X_LANES", "2"}, {"OUT_LANES", "2"}, {"CHUNKS", "2"},
     {"GROUPS", "2"}, {"ACC_WIDTH", "20"}, {"HAS_BIAS", "0"}, {"BIAS_MEMFILE", "\"\"", ""}, {"OUT_WIDTH", "8"},

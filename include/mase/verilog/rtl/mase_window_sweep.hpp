@@ -9,7 +9,6 @@
 #include <mase/verilog/rtl/mase_sweep_stage.hpp>
 
 namespace mase::verilog::rtl {
-using namespace std::string_view_literals;
 inline constexpr module_parameter mase_window_sweep_parameters[] = {{"IN_CHANNELS", "1"}, {"GROUPS", "1"}, {"CHANNELS_LAST", "0"}};
 inline constexpr module_text mase_window_sweep{
     .name = "mase_window_sweep", .shared_parameters = sweep_geometry_parameters, .parameters = mase_window_sweep_parameters, .ports = sweep_ports,
