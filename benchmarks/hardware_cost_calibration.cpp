@@ -1,14 +1,15 @@
 // The hardware cost model (include/mase/verilog/cost.hpp) against yosys and Verilator.
 //
-// Emits 24 designs (MLPs, CNNs, batch norm, average and max pools, activation tables, a residual
-// block, a matmul of two streams; widths 3 to 16 bits; several parallelisms), synthesizes each with
-// yosys synth_xilinx, and optionally simulates it with Verilator without stalls. It fits the
-// model's LUT and flip-flop coefficients by least squares, prints them, and reports the model's
-// error against yosys for LUTs, flip-flops, DSP slices and block RAMs, with the fitted
-// coefficients both in sample and leaving each design out of its own fit, and the cycles per
-// sample against Verilator's steady state.
+// Emits 27 designs (MLPs, the jet tagger's core, CNNs, batch norm, average and max pools, activation tables, a residual
+// block, a matmul of two streams; widths 2 to 16 bits; several parallelisms), synthesizes each with
+// yosys for a target (xc7: synth_xilinx, the default; ice40-up5k: synth_ice40 -dsp), and optionally
+// simulates it with Verilator without stalls. It fits the target family's LUT and flip-flop
+// coefficients by least squares, prints them, and reports the model's error against yosys for
+// LUTs, flip-flops, DSP cells and block RAMs, with the fitted coefficients both in sample and
+// leaving each design out of its own fit, and the cycles per sample against Verilator's steady
+// state.
 //
-//   hardware_cost_calibration WORK_DIR [--jobs N] [--simulate] [--reuse] [--csv FILE]
+//   hardware_cost_calibration WORK_DIR [--target NAME] [--jobs N] [--simulate] [--reuse] [--csv FILE]
 
 #include <mase/ir/builder.hpp>
 #include <mase/pass/add_common_metadata.hpp>
@@ -122,6 +123,9 @@ std::vector<design> designs() {
       {"cnn_bn_w6_p2", [] { return cnn_batch_norm(2, 6); }, widths(6, 6), {2, 2, 2, 2}},
       {"residual_w8_p4", residual_block, widths(8, 8), {4, 4, 4, 4}},
       {"query_key_w8_p4", query_key, widths(8, 8), {4, 4, 4, 4}},
+      // hls4ml's jet-tagging dense core, as `mase emit-verilog -p 2,1` and -p 4 build it
+      {"jet_w8_p2x1", m({16, 64, 32, 32, 5}), widths(8, 8), {2, 1, 1, 1}},
+      {"jet_w8_p4", m({16, 64, 32, 32, 5}), widths(8, 8), {4, 4, 4, 4}},
   };
 }
 
@@ -134,16 +138,16 @@ struct measurement {
   std::string failure;
 };
 
-measurement measure(const design& d, const fs::path& work, bool simulate, bool reuse) {
+measurement measure(const design& d, const verilog::target& t, const fs::path& work, bool simulate, bool reuse) {
   measurement r;
   r.name = d.name;
   try {
     const auto hw = full_range_parameters(d.make(), 7) | init_metadata | add_common_metadata | quantize(d.config) |
                     add_hardware_metadata({.max_parallelism = d.parallelism});
-    r.model = verilog::estimate_hardware_cost(hw);
-    r.features = verilog::mapping::features_of(r.model.components);
+    r.model = verilog::estimate_hardware_cost(hw, t);
+    r.features = verilog::mapping::features_of(r.model.components, t.cost);
     const fs::path dir = work / d.name;
-    if (reuse && fs::exists(dir / "reports/utilization.txt")) {
+    if (reuse && fs::exists(dir / "reports/utilization.txt") && verilog::read_synthesis_report(dir).target == t.name) {
       r.yosys = verilog::read_synthesis_report(dir);
       std::smatch m;
       const std::string log = verilog::detail::read_all(dir / "sim/verilator.log");
@@ -152,7 +156,7 @@ measurement measure(const design& d, const fs::path& work, bool simulate, bool r
       return r;
     }
     (void)run(hw, emit_verilog({.project_dir = dir, .samples = 6}));
-    r.yosys = verilog::synthesize(dir);
+    r.yosys = verilog::synthesize(dir, t);
     if (simulate) {
       const verilog::simulation_result s = verilog::simulate(dir, verilog::simulator::verilator, {.stall_percent = 0});
       if (s.failed != 0) throw error(fmt::format("{} words differ from the bit-exact evaluator", s.failed));
@@ -164,9 +168,30 @@ measurement measure(const design& d, const fs::path& work, bool simulate, bool r
   return r;
 }
 
-// Least squares over the rows given, the columns being features; returns the coefficients.
-Eigen::VectorXd fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y) {
-  return x.colPivHouseholderQr().solve(y);
+// Least squares over the rows given, the columns being features; returns the coefficients. Each
+// row is weighted by 1 / y, so the fit minimises the squared relative error (the error reported,
+// and what makes a small design's estimate as good as a large one's). None may be negative (more
+// structure never takes fewer cells): while one is, the most negative feature is dropped (its
+// coefficient 0) and the rest refitted.
+Eigen::VectorXd fit(const Eigen::MatrixXd& unweighted_x, const Eigen::VectorXd& unweighted_y) {
+  const Eigen::VectorXd weight = unweighted_y.cwiseMax(1.0).cwiseInverse();
+  const Eigen::MatrixXd x = weight.asDiagonal() * unweighted_x;
+  const Eigen::VectorXd y = weight.cwiseProduct(unweighted_y);
+  std::vector<Eigen::Index> kept;
+  for (Eigen::Index j = 0; j < x.cols(); ++j) kept.push_back(j);
+  while (!kept.empty()) {
+    Eigen::MatrixXd columns(x.rows(), static_cast<Eigen::Index>(kept.size()));
+    for (std::size_t j = 0; j < kept.size(); ++j) columns.col(static_cast<Eigen::Index>(j)) = x.col(kept[j]);
+    const Eigen::VectorXd c = columns.colPivHouseholderQr().solve(y);
+    Eigen::Index most_negative = 0;
+    if (c.minCoeff(&most_negative) >= 0) {
+      Eigen::VectorXd all = Eigen::VectorXd::Zero(x.cols());
+      for (std::size_t j = 0; j < kept.size(); ++j) all(kept[j]) = c(static_cast<Eigen::Index>(j));
+      return all;
+    }
+    kept.erase(kept.begin() + most_negative);
+  }
+  return Eigen::VectorXd::Zero(x.cols());
 }
 
 struct error_summary {
@@ -194,16 +219,18 @@ error_summary summarize(const std::vector<double>& model, const std::vector<doub
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: hardware_cost_calibration WORK_DIR [--jobs N] [--simulate] [--reuse] [--csv FILE]\n";
+    std::cerr << "usage: hardware_cost_calibration WORK_DIR [--target NAME] [--jobs N] [--simulate] [--reuse] [--csv FILE]\n";
     return 2;
   }
   const fs::path work = argv[1];
   std::size_t jobs = 2;
   bool simulate = false, reuse = false;
   fs::path csv;
+  const verilog::target* t = &verilog::targets::xc7;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--jobs" && i + 1 < argc) jobs = std::stoul(argv[++i]);
+    else if (a == "--target" && i + 1 < argc) t = &verilog::target_from_string(argv[++i]);
     else if (a == "--simulate") simulate = true;
     else if (a == "--reuse") reuse = true;  // take the designs already synthesized in WORK_DIR
     else if (a == "--csv" && i + 1 < argc) csv = argv[++i];
@@ -218,7 +245,7 @@ int main(int argc, char** argv) {
   std::mutex print;
   const auto worker = [&] {
     for (std::size_t i = next++; i < list.size(); i = next++) {
-      results[i] = measure(list[i], work, simulate, reuse);
+      results[i] = measure(list[i], *t, work, simulate, reuse);
       const std::lock_guard lock(print);
       std::cerr << fmt::format("[{}/{}] {}{}\n", i + 1, list.size(), list[i].name,
                                results[i].failure.empty() ? "" : ": " + results[i].failure);
@@ -271,46 +298,46 @@ int main(int argc, char** argv) {
     ff_model.push_back(ff), ff_true.push_back(ffs(r));
     lut_committed.push_back(m.model.resources.luts), ff_committed.push_back(m.model.resources.flip_flops);
     dsp_model.push_back(m.model.resources.dsps), dsp_true.push_back(static_cast<double>(m.yosys.multipliers));
-    bram_model.push_back(m.model.resources.block_rams_18k), bram_true.push_back(static_cast<double>(m.yosys.block_rams_18k));
+    bram_model.push_back(m.model.resources.block_rams), bram_true.push_back(static_cast<double>(m.yosys.block_ram_units()));
     lutram_model.push_back(m.model.resources.lut_rams), lutram_true.push_back(static_cast<double>(m.yosys.lut_rams));
     if (m.simulated_cycles > 0)
       cyc_model.push_back(static_cast<double>(m.model.cycles_per_sample)), cyc_true.push_back(m.simulated_cycles);
     fmt::print("{:<20} {:>7.0f} {:>7} {:>7.0f} {:>6.0f} {:>6} {:>6.0f} {:>5} {:>5.0f} {:>6} {:>6.0f} {:>6} {:>9} "
                "{:>9.1f}\n",
                m.name, lut, m.yosys.luts, lut_loo[i], ff, m.yosys.flip_flops, m.model.resources.dsps,
-               m.yosys.multipliers, m.model.resources.block_rams_18k, m.yosys.block_rams_18k,
+               m.yosys.multipliers, m.model.resources.block_rams, m.yosys.block_ram_units(),
                m.model.resources.lut_rams, m.yosys.lut_rams, m.model.cycles_per_sample, m.simulated_cycles);
   }
   const auto line = [](std::string_view what, const error_summary& e) {
     fmt::print("{:<44} mean {:5.1f}%  max {:5.1f}%\n", what, 100 * e.mean_abs, 100 * e.max_abs);
   };
-  fmt::print("\nerror against yosys over {} designs (|model - yosys| / yosys):\n", n);
+  fmt::print("\nerror against yosys ({}) over {} designs (|model - yosys| / yosys):\n", t->synthesis, n);
   line("LUTs, fitted here (in sample)", summarize(lut_model, lut_true));
   line("LUTs, each design left out of its fit", summarize(lut_loo, lut_true));
-  line("LUTs, the coefficients in cost.hpp", summarize(lut_committed, lut_true));
+  line("LUTs, the coefficients in cost_rules.hpp", summarize(lut_committed, lut_true));
   line("flip-flops, fitted here (in sample)", summarize(ff_model, ff_true));
   line("flip-flops, each design left out of its fit", summarize(ff_loo, ff_true));
-  line("flip-flops, the coefficients in cost.hpp", summarize(ff_committed, ff_true));
-  line("DSP slices (yosys's mul2dsp rule)", summarize(dsp_model, dsp_true));
-  line("block RAMs, 18K (yosys's memory costs)", summarize(bram_model, bram_true));
+  line("flip-flops, the coefficients in cost_rules.hpp", summarize(ff_committed, ff_true));
+  line("DSP cells (yosys's mul2dsp rule)", summarize(dsp_model, dsp_true));
+  line("block RAMs (yosys's memory costs)", summarize(bram_model, bram_true));
   line("distributed RAM cells (yosys's memory costs)", summarize(lutram_model, lutram_true));
   if (!cyc_true.empty()) line("cycles per sample against Verilator", summarize(cyc_model, cyc_true));
-  fmt::print("\nfitted coefficients (verilog::mapping::fitted_logic):\n"
+  fmt::print("\nfitted coefficients (the logic_model of {}'s cost rules):\n"
              "    .luts_per_component = {:.2f},\n    .luts_per_select_bit = {:.3f},\n"
              "    .luts_per_soft_product_bit = {:.3f},\n    .luts_per_rom_lut = {:.3f},\n"
              "    .flip_flops_per_component = {:.2f},\n    .flip_flops_per_register_bit = {:.3f},\n",
-             lut_c(0), lut_c(1), lut_c(2), lut_c(3), ff_c(0), ff_c(1));
+             t->name, lut_c(0), lut_c(1), lut_c(2), lut_c(3), ff_c(0), ff_c(1));
 
   if (!csv.empty()) {
     std::ofstream out(csv);
     out << "design,components,adder_bits,select_bits,soft_product_bits,rom_luts,register_bits,dsps,model_dsps,"
-           "model_brams_18k,model_cycles,yosys_luts,yosys_flip_flops,yosys_dsps,yosys_brams_18k,verilator_cycles\n";
+           "model_block_rams,model_cycles,yosys_luts,yosys_flip_flops,yosys_dsps,yosys_block_rams,verilator_cycles\n";
     for (const measurement& m : results) {
       const auto& f = m.features;
       out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", m.name, f.components, f.adder_bits,
                          f.select_bits, f.soft_product_bits, f.rom_luts, f.register_bits, f.dsps, m.model.resources.dsps,
-                         m.model.resources.block_rams_18k, m.model.cycles_per_sample, m.yosys.luts,
-                         m.yosys.flip_flops, m.yosys.multipliers, m.yosys.block_rams_18k, m.simulated_cycles);
+                         m.model.resources.block_rams, m.model.cycles_per_sample, m.yosys.luts,
+                         m.yosys.flip_flops, m.yosys.multipliers, m.yosys.block_ram_units(), m.simulated_cycles);
     }
   }
   return n == list.size() ? 0 : 1;

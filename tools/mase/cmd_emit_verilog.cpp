@@ -46,6 +46,18 @@ int run_emit_verilog(const emit_verilog_options& o) {
              emitted.components.size(), components);
   fmt::print("  {} parallel multipliers, {} forks, {} casts, {} lane converters; testbench: {} samples\n",
              emitted.multipliers, emitted.forks, emitted.casts, emitted.lane_converters, emitted.samples);
+  // What the cost model says the target will take, before any tool runs.
+  const mase::verilog::target& target = mase::verilog::target_from_string(o.target);
+  const mase::verilog::hardware_cost cost = mase::verilog::estimate_hardware_cost(hardware, target);
+  const mase::verilog::resource_estimate& estimate = cost.resources;
+  const bool lut4 = target.family == mase::verilog::device_family::lattice_ice40;
+  fmt::print("  cost model ({}): {} cycles per sample ({}); about {:.0f} {}, {:.0f} flip-flops, {:.0f} DSPs, {:.0f} block "
+             "RAMs{}",
+             target.name, cost.cycles_per_sample, cost.bottleneck, estimate.luts, lut4 ? "LUT4s" : "LUTs",
+             estimate.flip_flops, estimate.dsps, estimate.block_rams, lut4 ? " (SB_RAM40_4K)" : " (18 Kbit)");
+  if (const mase::verilog::device_capacity& part = target.capacity; part.logic_cells > 0)
+    fmt::print("; the part has {} logic cells, {} DSPs, {} block RAMs", part.logic_cells, part.dsps, part.block_rams);
+  fmt::print("\n");
   for (const mase::verilog::linear_cost& l : emitted.dot_product_layers)
     fmt::print("  {}: {} multiply-accumulates per sample on {} multipliers (ideal {} cycles)\n", l.node,
                l.macs_per_sample, l.multipliers, l.ideal_cycles());
@@ -79,7 +91,6 @@ int run_emit_verilog(const emit_verilog_options& o) {
     if (!r.ok()) status = 1;
   }
   if (o.synth) {
-    const mase::verilog::target& target = mase::verilog::target_from_string(o.target);
     const std::string_view pass = target.synthesis.substr(0, target.synthesis.find(' '));
     starting(fmt::format("synthesizing with yosys {} (a minute for a large design)", pass));
     const mase::verilog::synthesis_report s = mase::verilog::synthesize(emitted.project_dir, target);

@@ -148,10 +148,10 @@ void synthesize_front(const search::study& result, const std::vector<std::size_t
     const mase::verilog::resource_estimate& r = model.resources;
     fmt::print("{:>7} {:>8} {:>7.0f} / {:<5} {:>7.0f} / {:<5} {:>3.0f} / {:<5} {:>3.0f} / {:<5}\n", t.number,
                model.cycles_per_sample, r.luts, yosys.luts, r.flip_flops, yosys.flip_flops, r.dsps, yosys.multipliers,
-               r.block_rams_18k, yosys.block_rams_18k);
+               r.block_rams, yosys.block_rams_18k);
     std::fflush(stdout);
     csv += fmt::format("{},{},{:.0f},{},{:.0f},{},{:.0f},{},{:.0f},{}\n", t.number, model.cycles_per_sample, r.luts,
-                       yosys.luts, r.flip_flops, yosys.flip_flops, r.dsps, yosys.multipliers, r.block_rams_18k,
+                       yosys.luts, r.flip_flops, yosys.flip_flops, r.dsps, yosys.multipliers, r.block_rams,
                        yosys.block_rams_18k);
   }
   out.write("pareto_synthesis.csv", csv);

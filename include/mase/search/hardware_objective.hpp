@@ -51,7 +51,7 @@ inline objective hardware(std::string_view metric, hardware_options options = {}
             if (name == "luts") return r.luts;
             if (name == "flip_flops") return r.flip_flops;
             if (name == "dsps") return r.dsps;
-            if (name == "block_rams") return r.block_rams_18k;
+            if (name == "block_rams") return r.block_rams;
             return r.lut_rams;
           }};
 }

@@ -48,8 +48,8 @@ MASE_COMPILED_INLINE component_cost component_cost_of(const node& n, std::int64_
 
 }  // namespace detail
 
-MASE_COMPILED_INLINE hardware_cost estimate_hardware_cost(const graph& g) {
-  hardware_cost cost;
+MASE_COMPILED_INLINE hardware_cost estimate_hardware_cost(const graph& g, const target& t) {
+  hardware_cost cost{.target = std::string(t.name)};
   const std::int64_t batch = mase::detail::hardware_batch(g);
   for (node_id id : g.order()) {
     const node& n = g[id];
@@ -66,7 +66,7 @@ MASE_COMPILED_INLINE hardware_cost estimate_hardware_cost(const graph& g) {
     if (c.cycles_per_sample > cost.cycles_per_sample) cost.cycles_per_sample = c.cycles_per_sample, cost.bottleneck = n.name;
     cost.components.push_back(std::move(c));
   }
-  cost.resources = mapping::resources_of(cost.components);
+  cost.resources = mapping::resources_of(cost.components, t.cost);
   return cost;
 }
 

@@ -1,16 +1,18 @@
 #pragma once
 // Targets: the FPGA a design is implemented on, as values. A target names its device family and
 // part, the yosys command that maps a design onto the family, the cells of that family's netlist
-// (how a report's cell counts become LUTs, flip-flops, DSPs and block RAMs), what the part holds,
-// and, where an open-source place-and-route tool exists for it, that tool's device and package.
+// (how a report's cell counts become LUTs, flip-flops, DSPs and block RAMs), the cost model's rules
+// for the family (verilog/cost_rules.hpp), what the part holds, and, where an open-source
+// place-and-route tool exists for it, that tool's device and package.
 //
 // - xc7: AMD/Xilinx 7 series through yosys synth_xilinx (a family, not one part: no capacity and
-//   no open placement and routing; the cost model, verilog/cost.hpp, is fitted to it).
+//   no open placement and routing).
 // - ice40-up5k, ice40-hx8k: Lattice iCE40 through yosys synth_ice40, placed and routed by
 //   nextpnr-ice40 (its utilisation and its timing analysis's Fmax) and packed into a bitstream by
 //   icepack (Debian's yosys, nextpnr-ice40 and fpga-icestorm).
 
 #include <mase/core/error.hpp>
+#include <mase/verilog/cost_rules.hpp>
 
 #include <array>
 #include <cstdint>
@@ -49,6 +51,7 @@ struct target {
   // The yosys pass that maps the design (hierarchy -top top_core already run), without -top.
   std::string_view synthesis;
   std::span<const cell_rule> cells;
+  mapping::cost_rules cost;  // how the cost model (verilog/cost.hpp) counts a design for this family
   device_capacity capacity{};
   // nextpnr-ice40's device flag and package; empty: no open-source placement and routing.
   std::string_view nextpnr_device{};
@@ -79,6 +82,7 @@ inline constexpr target xc7{
     .family = device_family::xilinx_7series,
     .synthesis = "synth_xilinx -flatten",
     .cells = xc7_cells,
+    .cost = mapping::xc7_rules,
 };
 
 // The part's logic cells, DSPs and RAMs (Lattice's iCE40 UltraPlus family data sheet) and its I/O cells
@@ -89,6 +93,7 @@ inline constexpr target ice40_up5k{
     .family = device_family::lattice_ice40,
     .synthesis = "synth_ice40 -dsp",
     .cells = ice40_cells,
+    .cost = mapping::ice40_rules,
     .capacity = {.logic_cells = 5280, .dsps = 8, .block_rams = 30, .ios = 96},
     .nextpnr_device = "--up5k",
     .package = "sg48",
@@ -102,6 +107,7 @@ inline constexpr target ice40_hx8k{
     .family = device_family::lattice_ice40,
     .synthesis = "synth_ice40",
     .cells = ice40_cells,
+    .cost = mapping::ice40_rules_without_dsps,
     .capacity = {.logic_cells = 7680, .dsps = 0, .block_rams = 32, .ios = 256},
     .nextpnr_device = "--hx8k",
     .package = "ct256",

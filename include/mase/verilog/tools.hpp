@@ -58,6 +58,9 @@ struct synthesis_report {
   std::int64_t block_rams_18k = 0;  // xc7: RAMB18E1 count one, RAMB36E1 two
   std::int64_t lut_rams = 0;        // xc7: distributed RAM cells (RAM32M, RAM64M, …)
   std::string stat;  // yosys's own table
+  // Block RAMs in the family's unit, as the cost model counts them (resource_estimate::block_rams):
+  // 18-Kbit halves on xc7, SB_RAM40_4K cells on iCE40.
+  std::int64_t block_ram_units() const { return target == targets::xc7.name ? block_rams_18k : block_rams; }
 };
 
 // The resources of the last synthesis of a project (its reports/utilization.txt, counted by the

@@ -35,7 +35,8 @@ inline void cost_of_mase_binary(const cost_context& ctx, component_cost& c) {
   if (broadcast >= 0) {
     const std::int64_t size = p("BROADCAST_SIZE");
     c.memories.push_back({"order", out_lanes * bits_for(size), beats, 1, true});
-    c.memories.push_back({"broadcast banks", (broadcast == 0 ? x : y).width, 2 * size, out_lanes, false});
+    c.memories.push_back({"broadcast banks", (broadcast == 0 ? x : y).width, 2 * size, out_lanes, false,
+                          /*combinational_read=*/true});
   }
   if (p("OPERATION") == 2) c.multipliers.push_back({out_lanes, x.width, y.width});
   else c.adder_bits = out_lanes * exact;

@@ -28,7 +28,7 @@ inline void cost_of_mase_layer_norm(const cost_context& ctx, component_cost& c) 
   const std::int64_t row = p("ROW_LENGTH"), rows = in_elements / row;
   const int reciprocal_bits = eval::normalization_reciprocal_bits(x, out, row);
   c.cycles_per_sample = 2 * stream_cycles + rows * (reciprocal_bits + 2);
-  c.memories.push_back({"row", in_lanes * x.width, row / in_lanes, 1, false});
+  c.memories.push_back({"row", in_lanes * x.width, row / in_lanes, 1, false, /*combinational_read=*/true});
   c.modelled = false;
 }
 

@@ -20,7 +20,7 @@ inline void cost_of_mase_lut(const cost_context& ctx, component_cost& c) {
   const fixed_fmt x = ctx.x, out = ctx.out;
   const std::int64_t in_lanes = ctx.in_lanes, stream_cycles = ctx.stream_cycles;
   c.cycles_per_sample = stream_cycles;
-  c.memories.push_back({"table", out.width, std::int64_t{1} << x.width, in_lanes, true});
+  c.memories.push_back({"table", out.width, std::int64_t{1} << x.width, in_lanes, true, /*combinational_read=*/true});
   c.register_bits = in_lanes * out.width;
 }
 

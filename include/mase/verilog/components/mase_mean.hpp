@@ -29,7 +29,8 @@ inline void cost_of_mase_mean(const cost_context& ctx, component_cost& c) {
   if (n.meta.hardware.channels_last) {
     // a sum per channel in a table of beats of them, and a multiply per lane at the last pixel
     c.multipliers.push_back({in_lanes, rule.numerator_width(), rule.multiplier_width()});
-    c.memories.push_back({"channel sums", in_lanes * rule.sum_width, p("CHANNELS") / in_lanes, 1, false});
+    c.memories.push_back({"channel sums", in_lanes * rule.sum_width, p("CHANNELS") / in_lanes, 1, false,
+                          /*combinational_read=*/true});
     c.register_bits = in_lanes * out.width;
   } else {
     c.multipliers.push_back({1, rule.numerator_width(), rule.multiplier_width()});

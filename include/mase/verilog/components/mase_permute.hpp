@@ -26,7 +26,7 @@ inline void cost_of_mase_permute(const cost_context& ctx, component_cost& c) {
   const auto per_sample = [&](const shape& s) { return mase::detail::per_sample(s, ctx.batch); };
   // One element in per cycle (its input is converted to one lane); two banks of a sample.
   c.cycles_per_sample = std::max(in_elements, per_sample(entry_meta(n, "data_out_0")->shape) / out_lanes);
-  c.memories.push_back({"sample banks", x.width, 2 * in_elements, 1, false});
+  c.memories.push_back({"sample banks", x.width, 2 * in_elements, 1, false, /*combinational_read=*/true});
   c.modelled = false;
 }
 

@@ -23,14 +23,15 @@ inline void cost_of_mase_softmax(const cost_context& ctx, component_cost& c) {
   const fixed_fmt x = ctx.x, out = ctx.out;
   const std::int64_t in_lanes = ctx.in_lanes, stream_cycles = ctx.stream_cycles;
   // Three passes over each row's beats (load, exponentiate, emit); the row and its
-  // exponentials held in distributed RAM, the exp table once per lane. The dividers are not in
+  // exponentials read combinationally (distributed RAM or flip-flops), the exp table once per lane. The dividers are not in
   // the fitted logic model yet, so its LUTs and flip-flops are left out.
   const std::int64_t row = p("ROW_LENGTH");
   const eval::softmax_rule rule = eval::make_softmax_rule(x, out, row);
   c.cycles_per_sample = 3 * stream_cycles;
-  c.memories.push_back({"row", in_lanes * x.width, row / in_lanes, 1, false});
-  c.memories.push_back({"exponentials", in_lanes * (rule.exp_frac + 1), row / in_lanes, 1, false});
-  c.memories.push_back({"exp table", rule.exp_frac + 1, static_cast<std::int64_t>(rule.exp_table.size()), in_lanes, true});
+  const std::int64_t table = static_cast<std::int64_t>(rule.exp_table.size());
+  c.memories.push_back({"row", in_lanes * x.width, row / in_lanes, 1, false, /*combinational_read=*/true});
+  c.memories.push_back({"exponentials", in_lanes * (rule.exp_frac + 1), row / in_lanes, 1, false, true});
+  c.memories.push_back({"exp table", rule.exp_frac + 1, table, in_lanes, true, true});
   c.modelled = false;
 }
 
