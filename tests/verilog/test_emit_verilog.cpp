@@ -494,6 +494,44 @@ TEST_CASE("emit_verilog: global average pooling (mean over H and W, adaptive poo
   prove(global_average(), "global_average_3", {3, 4, 3, 3});
 }
 
+// The design holds each instance's parameters as typed values, and the printer writes each as its
+// literal: numbers through the top level's <node>_<NAME>, a ROM's file inline.
+TEST_CASE("plan_design: instance parameters are typed values, printed as their Verilog literals", "[verilog]") {
+  const verilog::design d = verilog::plan_design(hardware_graph(global_average(), {1, 1, 1, 1}), {.samples = 2});
+  const auto instance = [&](std::string_view name) -> const verilog::instance& {
+    const auto it = std::find_if(d.instances.begin(), d.instances.end(), [&](const auto& i) { return i.name == name; });
+    REQUIRE(it != d.instances.end());
+    return *it;
+  };
+  const auto value = [](const verilog::instance& i, std::string_view name) -> const verilog::parameter_value& {
+    const auto it = std::find_if(i.parameters.begin(), i.parameters.end(), [&](const auto& p) { return p.name == name; });
+    REQUIRE(it != i.parameters.end());
+    return it->value;
+  };
+  std::string top;
+  for (const verilog::project_file& f : verilog::render_project(d))
+    if (f.path == "rtl/top_core.sv") top = f.text;
+  REQUIRE(!top.empty());
+
+  const verilog::instance& fc1 = instance("fc1");
+  CHECK(std::get<std::int64_t>(value(fc1, "DATA_IN_0_TENSOR_SIZE_DIM_0")) == 5);
+  CHECK(std::get<std::int64_t>(value(fc1, "DATA_OUT_0_TENSOR_SIZE_DIM_0")) == 4);
+  CHECK(std::get<verilog::project_path>(value(fc1, "WEIGHT_MEMFILE")).path == "rtl/fc1_weight.hex");
+  CHECK(top.find("  localparam fc1_DATA_IN_0_TENSOR_SIZE_DIM_0 = 5;\n") != std::string::npos);
+  CHECK(top.find(".WEIGHT_MEMFILE(\"rtl/fc1_weight.hex\")") != std::string::npos);
+
+  // The mean over 6 x 6 pixels divides by 36 as a multiply by M = ceil(2^SHIFT / 36): a 64-bit
+  // constant, printed sized.
+  const verilog::instance& gap = instance("gap");
+  const int shift = static_cast<int>(std::get<std::int64_t>(value(gap, "SHIFT")));
+  const auto multiplier = std::get<verilog::sized_constant>(value(gap, "MULTIPLIER"));
+  CHECK(multiplier.width == 64);
+  REQUIRE(shift < 62);
+  CHECK(multiplier.value * 36 >= std::int64_t{1} << shift);
+  CHECK((multiplier.value - 1) * 36 < std::int64_t{1} << shift);
+  CHECK(top.find(fmt::format("  localparam gap_MULTIPLIER = 64'd{};\n", multiplier.value)) != std::string::npos);
+}
+
 TEST_CASE("emit_verilog: a ceil_mode max pool and average pools of divisors 9 and 3 match at two parallelism "
           "settings",
           "[verilog][tools]") {

@@ -30,6 +30,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace mase {
@@ -112,15 +113,36 @@ struct rom_image {
   int width = 1;
 };
 
-// What an instance adds to its node's metadata: the parameters the emitter derives (by name,
-// Verilog expressions), its ROMs, and its work for the emitter's report (emit_info).
+// A non-negative constant of `width` bits, for a parameter beyond a Verilog integer's 32 bits (a
+// divider's 64-bit multiplier and offsets).
+struct sized_constant {
+  int width = 64;
+  std::int64_t value = 0;
+  friend bool operator==(const sized_constant&, const sized_constant&) = default;
+};
+
+// A file of the project a module reads, such as a ROM's image (rtl/<node>_<role>.hex), as the
+// path the simulators and yosys open from the project folder.
+struct project_path {
+  std::string path;
+  friend bool operator==(const project_path&, const project_path&) = default;
+};
+
+// An instance's module parameter, typed: a number, a flag, a list of numbers, a string (the
+// hardware metadata's kinds, verilog_value), a sized constant, or a file of the project. The
+// printer writes each as its Verilog literal (render_project).
+using parameter_value =
+    std::variant<std::int64_t, bool, std::vector<std::int64_t>, std::string, sized_constant, project_path>;
+
+// What an instance adds to its node's metadata: the parameters the descriptor derives, by name,
+// its ROMs, and its work for the emitter's report (emit_info).
 struct instance_plan {
-  std::map<std::string, std::string> parameters;
+  std::map<std::string, parameter_value> parameters;
   std::vector<rom_image> roms;
   std::int64_t multipliers = 0;      // parallel multipliers it instantiates
   bool dot_product = false;          // a dot-product component (emit_info::dot_product_layers)
   std::int64_t macs_per_sample = 0;  // a dot product's multiply-accumulates per sample
-  void parameter(const std::string& name, std::int64_t value) { parameters[name] = std::to_string(value); }
+  void parameter(const std::string& name, std::int64_t value) { parameters[name] = value; }
   void rom(std::string role, std::vector<std::int64_t> codes, std::int64_t lanes_per_word, int width) {
     roms.push_back({std::move(role), std::move(codes), lanes_per_word, width});
   }

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace mase::verilog {
@@ -59,13 +60,13 @@ struct stream_net {
   stream_type type{};
 };
 
-// One of an instance's module parameters, as a Verilog expression. Through the top level's name
-// <instance>_<NAME> (a localparam, MASE's naming of a node's parameters) or, for a string such as
-// a ROM's file, inline.
+// One of an instance's module parameters and its value. The top level names it
+// <instance>_<NAME> (a localparam, MASE's naming of a node's parameters), but for a file of the
+// project, which the instance takes inline.
 struct parameter_binding {
   std::string name;
-  std::string value;
-  bool top_level_name = true;
+  parameter_value value;
+  bool named_at_top_level() const noexcept { return !std::holds_alternative<project_path>(value); }
 };
 
 struct port_binding {

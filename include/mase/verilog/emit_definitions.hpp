@@ -57,16 +57,6 @@ struct stream_source {
   std::string signal() const { return top_input ? fmt::format("data_in_{}", top_input_index) : ""; }
 };
 
-inline std::string verilog_literal(const verilog_value& v) {
-  if (const bool* b = std::get_if<bool>(&v)) return *b ? "1" : "0";
-  if (const std::int64_t* i = std::get_if<std::int64_t>(&v)) return fmt::format("{}", *i);
-  if (const std::string* s = std::get_if<std::string>(&v)) return fmt::format("\"{}\"", *s);
-  const auto& list = std::get<std::vector<std::int64_t>>(v);
-  std::string text = "'{";
-  for (std::size_t i = 0; i < list.size(); ++i) text += fmt::format("{}{}", i ? ", " : "", list[i]);
-  return text + "}";
-}
-
 inline fixed_fmt fixed_of(const node& n, std::string_view entry) { return mase::detail::hardware_format(n, entry); }
 
 inline std::string stream_name(const node& n, std::string_view entry) { return fmt::format("{}_{}", n.name, entry); }
@@ -389,12 +379,12 @@ private:
               plan);
     }
     instance result{.name = n.name, .op = std::string(n.op_name()), .module = module};
-    std::map<std::string, std::string> derived = std::move(plan.parameters);  // parameters the descriptor computes
+    std::map<std::string, parameter_value> derived = std::move(plan.parameters);  // parameters the descriptor computes
     for (rom_image& rom : plan.roms) {
       const std::string file = fmt::format("{}_{}.hex", n.name, rom.role);
       std::string parameter = rom.role + "_MEMFILE";
       for (char& ch : parameter) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-      derived[parameter] = fmt::format("\"rtl/{}\"", file);
+      derived[parameter] = project_path{fmt::format("rtl/{}", file)};
       result.roms.push_back({.file = file, .image = std::move(rom)});
     }
     if (plan.dot_product) {
@@ -406,10 +396,10 @@ private:
     const module_view declared = view_of(module);
     for (const std::string& p : declared.parameters) {
       if (const auto e = derived.find(p); e != derived.end()) {
-        // A number the descriptor derived is named like the metadata's; a string (a ROM's file) is inline.
-        result.parameters.push_back({.name = p, .value = e->second, .top_level_name = e->second.front() != '"'});
+        result.parameters.push_back({.name = p, .value = e->second});
       } else if (const auto v = n.meta.hardware.verilog_param.find(p); v != n.meta.hardware.verilog_param.end()) {
-        result.parameters.push_back({.name = p, .value = verilog_literal(v->second)});  // MASE's <node>_<PARAMETER>
+        result.parameters.push_back(
+            {.name = p, .value = std::visit([](const auto& value) -> parameter_value { return value; }, v->second)});
       }  // else the module's default
     }
     const auto port = [&](std::string name, std::string signal) {

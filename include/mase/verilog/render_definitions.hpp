@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <fmt/core.h>
@@ -35,12 +36,25 @@ inline std::string net_text(const stream_net& net) {
                      net.name);
 }
 
+// A parameter's value as a Verilog literal.
+inline std::string verilog_literal(const parameter_value& v) {
+  if (const bool* b = std::get_if<bool>(&v)) return *b ? "1" : "0";
+  if (const std::int64_t* i = std::get_if<std::int64_t>(&v)) return fmt::format("{}", *i);
+  if (const std::string* s = std::get_if<std::string>(&v)) return fmt::format("\"{}\"", *s);
+  if (const project_path* f = std::get_if<project_path>(&v)) return fmt::format("\"{}\"", f->path);
+  if (const sized_constant* c = std::get_if<sized_constant>(&v)) return fmt::format("{}'d{}", c->width, c->value);
+  const auto& list = std::get<std::vector<std::int64_t>>(v);
+  std::string text = "'{";
+  for (std::size_t i = 0; i < list.size(); ++i) text += fmt::format("{}{}", i ? ", " : "", list[i]);
+  return text + "}";
+}
+
 inline std::string instance_text(const instance& c) {
   std::string locals, parameters, wires, ports;
   for (const parameter_binding& p : c.parameters) {
-    std::string value = p.value;
-    if (p.top_level_name) {
-      locals += fmt::format("  localparam {}_{} = {};\n", c.name, p.name, p.value);
+    std::string value = verilog_literal(p.value);
+    if (p.named_at_top_level()) {
+      locals += fmt::format("  localparam {}_{} = {};\n", c.name, p.name, value);
       value = fmt::format("{}_{}", c.name, p.name);
     }
     parameters += fmt::format("{}    .{}({})", parameters.empty() ? "" : ",\n", p.name, value);

@@ -5,8 +5,6 @@
 #include <mase/eval/mean_rule.hpp>
 #include <mase/verilog/component.hpp>
 
-#include <fmt/core.h>
-
 namespace mase::verilog::detail {
 
 inline void add_divide_parameters(instance_plan& plan, const eval::mean_rule& rule) {
@@ -14,9 +12,9 @@ inline void add_divide_parameters(instance_plan& plan, const eval::mean_rule& ru
   plan.parameter("NUMERATOR_WIDTH", rule.numerator_width());
   plan.parameter("MULTIPLIER_WIDTH", rule.multiplier_width());
   plan.parameter("SHIFT", rule.shift);
-  plan.parameters["OFFSET"] = fmt::format("64'd{}", rule.offset);
-  plan.parameters["OFFSET_QUOTIENT"] = fmt::format("64'd{}", rule.offset_quotient);
-  plan.parameters["MULTIPLIER"] = fmt::format("64'd{}", rule.multiplier);
+  plan.parameters["OFFSET"] = sized_constant{.width = 64, .value = rule.offset};
+  plan.parameters["OFFSET_QUOTIENT"] = sized_constant{.width = 64, .value = rule.offset_quotient};
+  plan.parameters["MULTIPLIER"] = sized_constant{.width = 64, .value = rule.multiplier};
 }
 
 }  // namespace mase::verilog::detail
