@@ -20,6 +20,7 @@
 #include <cmath>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 using namespace mase;
 namespace fs = std::filesystem;
@@ -36,6 +37,20 @@ auto hardware_graph(const graph& g, const quantize_config& config, std::array<in
 using mase_test_verilog::project_dir;
 
 double relative_error(double model, double truth) { return std::abs(model - truth) / std::max(truth, 1.0); }
+
+// The designs both families' checks against the tools build.
+struct cost_design {
+  std::string name;
+  graph g;
+  quantize_config config;
+  std::array<int, 4> parallelism;
+};
+
+std::vector<cost_design> cost_designs() {
+  return {{"mlp_gelu", mlp({64, 32, 10}, true), widths(8, 8), {4, 4, 4, 4}},
+          {"mlp_narrow", mlp({64, 32, 10}, true), widths(4, 6), {8, 8, 8, 8}},
+          {"cnn", cnn(2, 8, 4), widths(8, 6), {4, 4, 4, 4}}};
+}
 
 }  // namespace
 
@@ -97,16 +112,7 @@ TEST_CASE("hardware cost: iCE40 memories go where yosys's memory_libmap costs pu
 }
 
 TEST_CASE("hardware cost: cycles per sample equal Verilator's, DSPs and block RAMs equal yosys's", "[verilog][cost][tools]") {
-  struct design {
-    std::string name;
-    graph g;
-    quantize_config config;
-    std::array<int, 4> parallelism;
-  };
-  const design designs[] = {{"mlp_gelu", mlp({64, 32, 10}, true), widths(8, 8), {4, 4, 4, 4}},
-                            {"mlp_narrow", mlp({64, 32, 10}, true), widths(4, 6), {8, 8, 8, 8}},
-                            {"cnn", cnn(2, 8, 4), widths(8, 6), {4, 4, 4, 4}}};
-  for (const design& d : designs) {
+  for (const cost_design& d : cost_designs()) {
     INFO(d.name);
     const auto hw = hardware_graph(d.g, d.config, d.parallelism);
     const verilog::hardware_cost model = verilog::estimate_hardware_cost(hw);
@@ -126,17 +132,8 @@ TEST_CASE("hardware cost: cycles per sample equal Verilator's, DSPs and block RA
 
 // On the iCE40 UP5K the rules are synth_ice40's and the LUT4 and flip-flop fit its own.
 TEST_CASE("hardware cost: on iCE40 UP5K, SB_MAC16s and SB_RAM40_4Ks equal yosys synth_ice40's", "[verilog][cost][tools]") {
-  struct design {
-    std::string name;
-    graph g;
-    quantize_config config;
-    std::array<int, 4> parallelism;
-  };
-  const design designs[] = {{"mlp_gelu", mlp({64, 32, 10}, true), widths(8, 8), {4, 4, 4, 4}},
-                            {"mlp_narrow", mlp({64, 32, 10}, true), widths(4, 6), {8, 8, 8, 8}},
-                            {"cnn", cnn(2, 8, 4), widths(8, 6), {4, 4, 4, 4}}};
   const verilog::target& up5k = verilog::targets::ice40_up5k;
-  for (const design& d : designs) {
+  for (const cost_design& d : cost_designs()) {
     INFO(d.name);
     const auto hw = hardware_graph(d.g, d.config, d.parallelism);
     const verilog::hardware_cost model = verilog::estimate_hardware_cost(hw, up5k);
