@@ -100,7 +100,8 @@ struct emit_verilog_options {
   bool channels_last = false;           // hardware_options::channels_last
   bool synth = false;
   std::string target = "xc7";     // verilog/target.hpp: what --synth implements the design on
-  double frequency_mhz = 12;      // nextpnr's target clock, for a target that places and routes
+  double frequency_mhz = 12;      // the target clock: nextpnr's, and the report's rate
+  bool simulate_netlist = false;  // after synth: the netlist runs the testbench
   bool lint = false;
 };
 

@@ -110,6 +110,21 @@ int run_emit_verilog(const emit_verilog_options& o) {
                  target.nextpnr_device.substr(2), target.package, r.logic_cells.used, r.logic_cells.available,
                  r.dsps.used, r.dsps.available, r.block_rams.used, r.block_rams.available, r.ios.used, r.ios.available,
                  r.fmax_mhz, r.constraint_mhz, r.bitstream.string());
+      // The rate the routed clock gives: one sample every cycles-per-sample cycles.
+      if (cost.cycles_per_sample > 0 && r.fmax_mhz > 0)
+        fmt::print("timing: {} cycles per sample at Fmax {:.2f} MHz: one sample every {:.0f} ns, {:.0f} samples per "
+                   "second\n",
+                   cost.cycles_per_sample, r.fmax_mhz, 1e3 * static_cast<double>(cost.cycles_per_sample) / r.fmax_mhz,
+                   1e6 * r.fmax_mhz / static_cast<double>(cost.cycles_per_sample));
+    }
+    if (o.simulate_netlist) {
+      starting("simulating the synthesized netlist with iverilog and yosys's cell models (minutes for a large design)");
+      const mase::verilog::simulation_result r = mase::verilog::simulate_netlist(emitted.project_dir);
+      fmt::print("netlist (iverilog, {} cells): {} passed, {} failed, {} cycles", target.name, r.passed, r.failed,
+                 r.cycles);
+      if (r.steady_samples > 0) fmt::print(" ({:.1f} cycles per sample in steady state)", r.cycles_per_sample());
+      fmt::print(" -> {}\n", r.ok() ? "bit-exact" : "MISMATCH");
+      if (!r.ok()) status = 1;
     }
   }
   return status;

@@ -207,10 +207,16 @@ int main(int argc, char** argv) {
                                                 "ice40-up5k or ice40-hx8k (synth_ice40, nextpnr-ice40, icepack)")
       ->check(CLI::IsMember(target_choices()))
       ->capture_default_str();
-  emit_cmd->add_option("--frequency", emit.frequency_mhz, "The clock nextpnr places and routes towards, in MHz (iCE40 targets)")
+  emit_cmd->add_option("--clock-mhz,--frequency", emit.frequency_mhz,
+                       "The target clock in MHz: nextpnr places and routes towards it (iCE40 targets), and the "
+                       "report gives the design's rate at it")
       ->check(CLI::PositiveNumber)
       ->type_name("MHZ")
       ->capture_default_str();
+  emit_cmd->add_flag("--simulate-netlist", emit.simulate_netlist,
+                     "After --synth, simulate the synthesized netlist (yosys write_verilog, the target's cell models) "
+                     "with iverilog and the same self-checking testbench")
+      ->needs("--synth");
   emit_cmd->add_flag("--lint", emit.lint, "Lint the design with verilator --lint-only -Wall");
 
   search_command_options search;

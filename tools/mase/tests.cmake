@@ -186,12 +186,13 @@ mase_cli_check(NAME emit_verilog_jsc_toy
 # hls4ml's jet-tagging dense core (16-64-32-32-5, 8-bit) on iCE40 UP5K from one command: the cost
 # model's iCE40 estimate (its SB_MAC16s and SB_RAM40_4Ks those yosys then maps), simulated
 # bit-exact, synthesized with synth_ice40, placed and routed by nextpnr-ice40 (which counts the
-# part's 5280 logic cells, 8 DSPs and 30 block RAMs) and packed by icepack.
+# part's 5280 logic cells, 8 DSPs and 30 block RAMs) and packed by icepack; the synthesized netlist
+# runs the same testbench with yosys's iCE40 cell models.
 mase_cli_check(NAME emit_verilog_jet_ice40_up5k
                ARGS emit-verilog ${mase_cli_fixtures}/onnx/jet_dnn/model.onnx --config ${mase_cli_hardware_config}
-                    --out ${mase_cli_out}/emit_verilog_jet/up5k -n 4 -p 2,1 --simulate verilator --synth --target ice40-up5k
+                    --out ${mase_cli_out}/emit_verilog_jet/up5k -n 4 -p 2,1 --simulate verilator --synth --target ice40-up5k --simulate-netlist
                RC 0
-               STDOUT "components: fc1 \\(mase_linear\\).*cost model \\(ice40-up5k\\): 2048 cycles per sample \\(fc2\\); about [0-9]+ LUT4s, [0-9]+ flip-flops, 5 DSPs, 13 block RAMs \\(SB_RAM40_4K\\); the part has 5280 logic cells, 8 DSPs, 30 block RAMs\n.*verilator: 20 passed, 0 failed.*-> bit-exact\nyosys synth_ice40: [0-9]+ cells, [0-9]+ flip-flops, [0-9]+ LUT4s, [0-9]+ carries, 5 multipliers \\(SB_MAC16\\), 13 block RAMs \\(SB_RAM40_4K\\)\nnextpnr-ice40 \\(up5k sg48\\): [0-9]+/5280 logic cells, 5/8 DSPs, [0-9]+/30 block RAMs, 30/96 I/Os. Fmax [0-9.]+ MHz \\(12 MHz asked\\)\nbitstream \\(icepack\\): [^\n]*top_core.bin"
+               STDOUT "components: fc1 \\(mase_linear\\).*cost model \\(ice40-up5k\\): 2048 cycles per sample \\(fc2\\); about [0-9]+ LUT4s, [0-9]+ flip-flops, 5 DSPs, 13 block RAMs \\(SB_RAM40_4K\\); the part has 5280 logic cells, 8 DSPs, 30 block RAMs\n.*verilator: 20 passed, 0 failed.*-> bit-exact\nyosys synth_ice40: [0-9]+ cells, [0-9]+ flip-flops, [0-9]+ LUT4s, [0-9]+ carries, 5 multipliers \\(SB_MAC16\\), 13 block RAMs \\(SB_RAM40_4K\\)\nnextpnr-ice40 \\(up5k sg48\\): [0-9]+/5280 logic cells, 5/8 DSPs, [0-9]+/30 block RAMs, 30/96 I/Os. Fmax [0-9.]+ MHz \\(12 MHz asked\\)\nbitstream \\(icepack\\): [^\n]*top_core.bin\ntiming: 2048 cycles per sample at Fmax [0-9.]+ MHz: one sample every [0-9]+ ns, [0-9]+ samples per second\nnetlist \\(iverilog, ice40-up5k cells\\): 20 passed, 0 failed[^\n]*-> bit-exact"
                STDERR "synthesizing with yosys synth_ice40[^\n]*\nmase emit-verilog: placing and routing with nextpnr-ice40 on Lattice iCE40 UltraPlus UP5K"
                FRESH_DIR ${mase_cli_out}/emit_verilog_jet)
 mase_cli_check(NAME emit_verilog_unknown_target

@@ -51,6 +51,9 @@ struct target {
   // The yosys pass that maps the design (hierarchy -top top_core already run), without -top.
   std::string_view synthesis;
   std::span<const cell_rule> cells;
+  // The simulation models of those cells yosys ships, under its data directory (yosys-config
+  // --datdir): what simulate_netlist compiles the synthesized netlist with.
+  std::string_view cell_models;
   mapping::cost_rules cost;  // how the cost model (verilog/cost.hpp) counts a design for this family
   device_capacity capacity{};
   // nextpnr-ice40's device flag and package; empty: no open-source placement and routing.
@@ -82,6 +85,7 @@ inline constexpr target xc7{
     .family = device_family::xilinx_7series,
     .synthesis = "synth_xilinx -flatten",
     .cells = xc7_cells,
+    .cell_models = "xilinx/cells_sim.v",
     .cost = mapping::xc7_rules,
 };
 
@@ -93,6 +97,7 @@ inline constexpr target ice40_up5k{
     .family = device_family::lattice_ice40,
     .synthesis = "synth_ice40 -dsp",
     .cells = ice40_cells,
+    .cell_models = "ice40/cells_sim.v",
     .cost = mapping::ice40_rules,
     .capacity = {.logic_cells = 5280, .dsps = 8, .block_rams = 30, .ios = 96},
     .nextpnr_device = "--up5k",
@@ -107,6 +112,7 @@ inline constexpr target ice40_hx8k{
     .family = device_family::lattice_ice40,
     .synthesis = "synth_ice40",
     .cells = ice40_cells,
+    .cell_models = "ice40/cells_sim.v",
     .cost = mapping::ice40_rules_without_dsps,
     .capacity = {.logic_cells = 7680, .dsps = 0, .block_rams = 32, .ios = 256},
     .nextpnr_device = "--hx8k",

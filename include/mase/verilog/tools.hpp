@@ -71,6 +71,11 @@ MASE_COMPILED_INLINE synthesis_report read_synthesis_report(const fs::path& proj
 // routes, the netlist too, reports/netlist.json).
 MASE_COMPILED_INLINE synthesis_report synthesize(const fs::path& project, const target& t = targets::xc7);
 
+// Simulates the project's last synthesis (reports/netlist.v, yosys write_verilog after the
+// target's synthesis) with Icarus Verilog and the cell models yosys ships for the target's
+// family, driven by the same self-checking testbench: no synthesis step changed the function.
+MASE_COMPILED_INLINE simulation_result simulate_netlist(const fs::path& project, const simulate_options& options = {});
+
 // A resource of the part: how much of it the design uses.
 struct resource_use {
   std::int64_t used = 0, available = 0;

@@ -93,6 +93,28 @@ MASE_COMPILED_INLINE std::vector<fs::path> rtl_files(const fs::path& dir) {
 
 }  // namespace detail
 
+namespace detail {
+// The testbench's verdict in a simulation's log.
+MASE_COMPILED_INLINE simulation_result read_verdict(const fs::path& dir, const fs::path& log, std::string_view run,
+                                                    int status) {
+  simulation_result r;
+  r.log = read_all(dir / log);
+  std::smatch m;
+  static const std::regex verdict(R"((\d+) passed, (\d+) failed, (\d+) cycles)");
+  require(std::regex_search(r.log, m, verdict), "simulate: the {} run of {} printed no verdict (exit status {}):\n{}",
+          run, dir.string(), status, tail(r.log, 20));
+  r.passed = std::stoll(m[1]);
+  r.failed = std::stoll(m[2]);
+  r.cycles = std::stoll(m[3]);
+  static const std::regex steady(R"(steady state: (-?\d+) cycles for the last (\d+) samples)");
+  if (std::regex_search(r.log, m, steady)) {
+    r.steady_cycles = std::stoll(m[1]);
+    r.steady_samples = std::stoll(m[2]);
+  }
+  return r;
+}
+}  // namespace detail
+
 MASE_COMPILED_INLINE simulation_result simulate(const fs::path& project, simulator sim, const simulate_options& options) {
   const fs::path dir = fs::absolute(project);
   require_project(dir, "verilog", "simulate");
@@ -123,21 +145,7 @@ MASE_COMPILED_INLINE simulation_result simulate(const fs::path& project, simulat
                               detail::tail(detail::read_all(dir / "sim/iverilog_build.log"), 20)));
     status = detail::run_in(dir, fmt::format("vvp -n sim/tb.vvp {}", stall), log);
   }
-  simulation_result r;
-  r.log = detail::read_all(dir / log);
-  std::smatch m;
-  static const std::regex verdict(R"((\d+) passed, (\d+) failed, (\d+) cycles)");
-  require(std::regex_search(r.log, m, verdict), "simulate: the {} run of {} printed no verdict (exit status {}):\n{}",
-          to_string(sim), dir.string(), status, detail::tail(r.log, 20));
-  r.passed = std::stoll(m[1]);
-  r.failed = std::stoll(m[2]);
-  r.cycles = std::stoll(m[3]);
-  static const std::regex steady(R"(steady state: (-?\d+) cycles for the last (\d+) samples)");
-  if (std::regex_search(r.log, m, steady)) {
-    r.steady_cycles = std::stoll(m[1]);
-    r.steady_samples = std::stoll(m[2]);
-  }
-  return r;
+  return detail::read_verdict(dir, log, to_string(sim), status);
 }
 
 MASE_COMPILED_INLINE std::string lint(const fs::path& project) {
@@ -216,18 +224,53 @@ MASE_COMPILED_INLINE synthesis_report synthesize(const fs::path& project, const 
   script += fmt::format("\nhierarchy -top top_core\n{} -top top_core\ntee -q -o reports/utilization.txt.partial stat\n",
                         t.synthesis);
   if (t.places_and_routes()) script += "write_json reports/netlist.json.partial\n";
+  script += "write_verilog -noattr reports/netlist.v.partial\n";
   std::error_code ec;
   fs::create_directories(dir / "reports", ec);
-  for (const char* old : {"reports/utilization.txt", "reports/target.txt", "reports/netlist.json"}) fs::remove(dir / old, ec);
+  for (const char* old : {"reports/utilization.txt", "reports/target.txt", "reports/netlist.json", "reports/netlist.v"})
+    fs::remove(dir / old, ec);
   detail::write_text(dir / "reports" / "synth.ys", script);
   if (detail::run_in(dir, "yosys -q -s reports/synth.ys", "reports/yosys.log") != 0)
     throw error(fmt::format("synthesize: yosys failed on {}:\n{}", dir.string(),
                             detail::tail(detail::read_all(dir / "reports/yosys.log"), 20)));
   if (t.places_and_routes()) fs::rename(dir / "reports/netlist.json.partial", dir / "reports/netlist.json", ec);
+  if (!ec) fs::rename(dir / "reports/netlist.v.partial", dir / "reports/netlist.v", ec);
   if (!ec) detail::write_text(dir / "reports" / "target.txt", fmt::format("{}\n", t.name));
   if (!ec) fs::rename(dir / "reports/utilization.txt.partial", dir / "reports/utilization.txt", ec);
   if (ec) throw error(fmt::format("synthesize: yosys wrote no report in {}: {}", dir.string(), ec.message()));
   return read_synthesis_report(dir);
+}
+
+MASE_COMPILED_INLINE simulation_result simulate_netlist(const fs::path& project, const simulate_options& options) {
+  detail::require_tool("iverilog", "iverilog");
+  detail::require_tool("yosys", "yosys");
+  const fs::path dir = fs::absolute(project);
+  require_project(dir, "verilog", "simulate_netlist");
+  require(fs::exists(dir / "tb" / "tb.sv"), "simulate_netlist: {} has no tb/tb.sv; emit the project first", dir.string());
+  require(fs::exists(dir / "reports" / "netlist.v"),
+          "simulate_netlist: {} has no reports/netlist.v; synthesize the project first", dir.string());
+  const target& t = detail::synthesized_target(dir);
+  std::error_code ec;
+  fs::create_directories(dir / "sim", ec);
+  // yosys's data directory is share/yosys beside its binary's bin/ (what its "+/" paths name).
+  if (detail::run_in(dir, "echo \"$(dirname \"$(readlink -f \"$(command -v yosys)\")\")/../share/yosys\"",
+                     "sim/yosys_datdir.txt") != 0)
+    throw error(fmt::format("simulate_netlist: could not find yosys's data directory from {}", dir.string()));
+  std::string datdir = detail::read_all(dir / "sim/yosys_datdir.txt");
+  while (!datdir.empty() && (datdir.back() == '\n' || datdir.back() == ' ')) datdir.pop_back();
+  const fs::path models = fs::path(datdir) / t.cell_models;
+  require(fs::exists(models), "simulate_netlist: yosys's cell models {} for {} are missing; reinstall the yosys package",
+          models.string(), t.name);
+  // The netlist's top is top_core, the module the testbench drives; its memories carry their
+  // contents as cell parameters, so no ROM image is read.
+  const std::string compile = fmt::format("iverilog -g2012 -DNO_ICE40_DEFAULT_ASSIGNMENTS -s tb -o sim/netlist.vvp "
+                                          "tb/tb.sv reports/netlist.v {}", detail::shell_quote(models.string()));
+  if (detail::run_in(dir, compile, "sim/netlist_build.log") != 0)
+    throw error(fmt::format("simulate_netlist: Icarus Verilog could not compile {}'s netlist:\n{}", dir.string(),
+                            detail::tail(detail::read_all(dir / "sim/netlist_build.log"), 20)));
+  const int status = detail::run_in(dir, fmt::format("vvp -n sim/netlist.vvp +stall={}", options.stall_percent),
+                                    "sim/netlist.log");
+  return detail::read_verdict(dir, "sim/netlist.log", fmt::format("netlist ({})", t.name), status);
 }
 
 namespace detail {
