@@ -31,9 +31,11 @@
 namespace mase::verilog {
 
 // `count` multipliers of an a-bit by a b-bit signed operand.
+// pipeline_bits: each one's operand and product registers, flip-flops unless a DSP takes them.
 struct multiplier_use {
   std::int64_t count = 0;
   int a_width = 0, b_width = 0;
+  std::int64_t pipeline_bits = 0;
 };
 
 // A memory: `copies` arrays of `depth` words of `width` bits (a ROM initialised from a file, or a
@@ -92,7 +94,10 @@ inline logic_features features_of(const std::vector<component_cost>& components,
     for (const multiplier_use& m : c.multipliers) {
       const std::int64_t slices = rules.dsps(m.a_width, m.b_width);
       f.dsps += static_cast<double>(m.count * slices);
-      if (slices == 0) f.soft_product_bits += static_cast<double>(m.count) * m.a_width * m.b_width;
+      if (slices == 0) {
+        f.soft_product_bits += static_cast<double>(m.count) * m.a_width * m.b_width;
+        f.register_bits += static_cast<double>(m.count * m.pipeline_bits);
+      }
     }
     for (const memory_use& m : c.memories) {
       const memory_mapping mapped = rules.memory(m.width, m.depth, m.read_only, m.combinational_read);

@@ -107,12 +107,12 @@ inline constexpr cost_rules xc7_rules{
     .dsps = dsp_slices_xc7,
     .memory = map_memory_xc7,
     .lut_inputs = 6,
-    .logic = {.luts_per_component = 61.92,
-              .luts_per_select_bit = 3.360,
-              .luts_per_soft_product_bit = 2.669,
-              .luts_per_rom_lut = 0.494,
-              .flip_flops_per_component = 29.29,
-              .flip_flops_per_register_bit = 0.654},
+    .logic = {.luts_per_component = 26.43,
+              .luts_per_select_bit = 4.380,
+              .luts_per_soft_product_bit = 2.131,
+              .luts_per_rom_lut = 0.880,
+              .flip_flops_per_component = 57.39,
+              .flip_flops_per_register_bit = 0.540},
 };
 
 // --- Lattice iCE40 under synth_ice40 ---
@@ -149,11 +149,11 @@ constexpr memory_mapping map_memory_ice40(std::int64_t width, std::int64_t depth
 // (No per-component LUT term: the non-negative fit drops it on iCE40.)
 inline constexpr logic_model ice40_logic{
     .luts_per_component = 0,
-    .luts_per_select_bit = 8.983,
-    .luts_per_soft_product_bit = 2.856,
-    .luts_per_rom_lut = 1.794,
-    .flip_flops_per_component = 42.50,
-    .flip_flops_per_register_bit = 0.750,
+    .luts_per_select_bit = 7.014,
+    .luts_per_soft_product_bit = 2.647,
+    .luts_per_rom_lut = 1.058,
+    .flip_flops_per_component = 60.03,
+    .flip_flops_per_register_bit = 0.772,
 };
 
 inline constexpr cost_rules ice40_rules{

@@ -7,6 +7,7 @@
 #include <mase/eval/lowering.hpp>
 #include <mase/verilog/layout.hpp>
 #include <mase/verilog/cost.hpp>
+#include <mase/verilog/components/tile_cost.hpp>
 #include <mase/verilog/rtl/mase_linear.hpp>
 #include <mase/eval/mean_rule.hpp>
 
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace mase::verilog {
 
@@ -41,13 +43,12 @@ inline void cost_of_mase_linear(const cost_context& ctx, component_cost& c) {
       x, w, k, has_bias ? std::optional<fixed_fmt>(hardware_format(n, "bias")) : std::nullopt);
   const std::int64_t chunks = k / p0, groups = outputs / p1, rows = in_elements / k;
   c.cycles_per_sample = rows * chunks * groups;
-  c.multipliers.push_back({p0 * p1, x.width, w.width});
   c.memories.push_back({"weight", p0 * p1 * w.width, chunks * groups, 1, true});
-  if (has_bias) c.memories.push_back({"bias", p1 * acc, groups, 1, true});
+  if (has_bias) c.memories.push_back({"bias", p1 * acc, groups + 1, 1, true});  // and the zero word
   c.memories.push_back({"row buffer", p0 * x.width, std::int64_t{2} << bits_for(chunks), 1, false});
-  c.register_bits = p1 * (acc + out.width) + p0 * x.width;
-  c.adder_bits = p1 * p0 * acc;
-  c.select_bits = p1 * out.width;
+  add_tile_engine_cost({.x_lanes = p0, .out_lanes = p1, .x_width = x.width, .w_width = w.width,
+                        .accumulator_width = acc, .out_width = out.width, .has_bias = has_bias},
+                       c);
 }
 
 inline void plan_of_mase_linear(const plan_context& ctx, instance_plan& plan) {
@@ -58,7 +59,13 @@ inline void plan_of_mase_linear(const plan_context& ctx, instance_plan& plan) {
   plan.parameter("ACCUMULATOR_WIDTH", l.accumulator_width);
   plan.rom("weight", linear_weight_order(l.weight_codes, lin.out_features, lin.in_features, p0, p1), p0 * p1,
            l.weight->width);
-  if (l.bias) plan.rom("bias", l.aligned_bias, p1, l.accumulator_width);
+  if (l.bias) {
+    // The tile engine reads a group's word for its first tile and the zero word after the last
+    // group's for every other tile (rtl/mase_tile_accumulate.hpp).
+    std::vector<std::int64_t> words = l.aligned_bias;
+    words.resize(words.size() + static_cast<std::size_t>(p1), 0);
+    plan.rom("bias", std::move(words), p1, l.accumulator_width);
+  }
   plan.dot_product = true;
   const std::int64_t rows = mase::detail::per_sample(mase::detail::entry_meta(n, "data_in_0")->shape, ctx.batch) /
                             lin.in_features;

@@ -6,6 +6,7 @@
 #include <mase/verilog/component.hpp>
 #include <mase/eval/lowering.hpp>
 #include <mase/verilog/cost.hpp>
+#include <mase/verilog/components/tile_cost.hpp>
 #include <mase/verilog/rtl/mase_matmul.hpp>
 #include <mase/eval/mean_rule.hpp>
 
@@ -30,13 +31,13 @@ inline void cost_of_mase_matmul(const cost_context& ctx, component_cost& c) {
   const int acc = eval::dot_product_accumulator_width(x, y, k, false);
   const std::int64_t pairs = in_elements / (m * k);
   c.cycles_per_sample = pairs * std::max(m * (k / in_lanes) * (cols / out_lanes), k * cols / lanes_b);
-  c.multipliers.push_back({in_lanes * out_lanes, x.width, y.width});
   c.memories.push_back({"row buffer", in_lanes * x.width, std::int64_t{2} << bits_for(k / in_lanes), 1, false});
   // B's two banks: one memory per row residue (k mod in_lanes), a word of out_lanes columns.
   c.memories.push_back({"B banks", out_lanes * y.width, 2 * k * cols / (in_lanes * out_lanes), in_lanes, false});
-  c.register_bits = in_lanes * out_lanes * y.width + out_lanes * (acc + out.width) + in_lanes * x.width;
-  c.adder_bits = out_lanes * in_lanes * acc;
-  c.select_bits = out_lanes * out.width;
+  c.register_bits = in_lanes * out_lanes * y.width;  // the B tile read from its banks
+  add_tile_engine_cost({.x_lanes = in_lanes, .out_lanes = out_lanes, .x_width = x.width, .w_width = y.width,
+                        .accumulator_width = acc, .out_width = out.width, .has_bias = false},
+                       c);
 }
 
 inline void plan_of_mase_matmul(const plan_context& ctx, instance_plan& plan) {

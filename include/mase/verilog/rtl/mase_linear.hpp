@@ -23,7 +23,7 @@ inline constexpr module_text mase_linear{
     .description = R"sv(// Streaming fully connected layer Y = X * W^T + b with exact accumulation and one output cast.
 // Rows land in a two-bank buffer (mase_row_buffer) so the next row loads while this one
 // computes; every cycle mase_tile_accumulate issues one P1 x P0 tile, whose weights are read
-// from ROM, and multiply-accumulates it a cycle later, so a row takes GROUPS*CHUNKS cycles.
+// from ROM, and multiply-accumulates it down its pipeline, so a row takes GROUPS*CHUNKS cycles.
 )sv"sv,
     .body = R"sv(  localparam int XW = DATA_IN_0_PRECISION_0;
   localparam int WW = WEIGHT_PRECISION_0;

@@ -25,7 +25,7 @@ inline constexpr module_text mase_matmul{
 // exact accumulation and one output cast. B_j arrives P1 elements per beat (the output's lanes)
 // and is held whole in one of two banks so B_{j+1} loads while pair j computes; each row of A lands in a two-bank buffer
 // (mase_row_buffer). Every cycle mase_tile_accumulate issues one P1 x PA tile of B, read here,
-// and multiply-accumulates it with a chunk of the A row a cycle later, so a row takes
+// and multiply-accumulates it with a chunk of the A row down its pipeline, so a row takes
 // (N/P1)*(K/PA) cycles.
 )sv"sv,
     .body = R"sv(  localparam int A_W = DATA_IN_0_PRECISION_0;

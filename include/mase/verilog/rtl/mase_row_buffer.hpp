@@ -26,15 +26,14 @@ inline constexpr module_text mase_row_buffer{
   localparam logic [KW-1:0] LAST_CHUNK = KW'(CHUNKS - 1);
 
   logic [WIDTH-1:0] banks[0:(2<<KW)-1];  // address {bank, chunk}
-  logic [1:0] bank_full;
-  logic write_bank, read_bank;
+  logic [1:0] bank_full, bank_full_next;
+  logic write_bank, read_bank, write_bank_next, read_bank_next;
   logic [KW-1:0] write_chunk;
-  logic in_fire, in_row_done;
+  logic in_fire, in_row_done, read_done;
 
-  assign in_ready = !bank_full[write_bank];
   assign in_fire = in_valid && in_ready;
   assign in_row_done = in_fire && write_chunk == LAST_CHUNK;
-  assign row_valid = bank_full[read_bank];
+  assign read_done = read_en && read_last;
 
   always_ff @(posedge clk) begin
     if (in_fire) banks[{write_bank, write_chunk}] <= in_data;
@@ -44,26 +43,31 @@ inline constexpr module_text mase_row_buffer{
     if (read_en) read_data <= banks[{read_bank, read_chunk}];
   end
 
+  // The bank's last read happens at the edge that frees it. in_ready and row_valid are
+  // registers, computed from the next state, so neither handshake is a path through this logic.
+  always_comb begin
+    bank_full_next = bank_full;
+    if (in_row_done) bank_full_next[write_bank] = 1'b1;
+    if (read_done) bank_full_next[read_bank] = 1'b0;
+  end
+  assign write_bank_next = in_row_done ? !write_bank : write_bank;
+  assign read_bank_next = read_done ? !read_bank : read_bank;
+
   always_ff @(posedge clk) begin
     if (rst) begin
       write_bank  <= 1'b0;
       write_chunk <= '0;
       read_bank   <= 1'b0;
+      bank_full   <= 2'b00;
+      in_ready    <= 1'b1;
+      row_valid   <= 1'b0;
     end else begin
-      if (in_fire) begin
-        write_chunk <= in_row_done ? '0 : write_chunk + 1'b1;
-        if (in_row_done) write_bank <= !write_bank;
-      end
-      if (read_en && read_last) read_bank <= !read_bank;
-    end
-  end
-
-  // The bank's last read happens at the edge that frees it.
-  always_ff @(posedge clk) begin
-    if (rst) bank_full <= 2'b00;
-    else begin
-      if (in_row_done) bank_full[write_bank] <= 1'b1;
-      if (read_en && read_last) bank_full[read_bank] <= 1'b0;
+      if (in_fire) write_chunk <= in_row_done ? '0 : write_chunk + 1'b1;
+      write_bank <= write_bank_next;
+      read_bank  <= read_bank_next;
+      bank_full  <= bank_full_next;
+      in_ready   <= !bank_full_next[write_bank_next];
+      row_valid  <= bank_full_next[read_bank_next];
     end
   end
 endmodule
